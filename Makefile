@@ -1,0 +1,23 @@
+# The two commands of the README, and the pieces they are made of.
+.PHONY: deps install demo test document bench clean
+
+deps:
+	bash tools/install-deps.sh
+
+install: deps
+	R CMD INSTALL --preclean .
+
+demo: install
+	Rscript -e 'source(system.file("scripts", "demo.R", package = "kitchen"))'
+
+test: deps
+	bash tools/check.sh
+
+document:
+	Rscript -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
+
+bench: install
+	Rscript bench/fwht.R
+
+clean:
+	rm -rf check src/*.o src/*.so

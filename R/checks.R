@@ -1,0 +1,41 @@
+# Argument checks shared by the exported functions. Each fails with a message
+# that names the argument (as the caller wrote it) and says what it must be.
+
+abort_arg <- function(message, ..., call = rlang::caller_env(),
+                      .envir = parent.frame()) {
+  cli::cli_abort(message, ..., class = "kitchen_error_argument",
+                 call = call, .envir = .envir)
+}
+
+check_flag <- function(x, arg = rlang::caller_arg(x),
+                       call = rlang::caller_env()) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    abort_arg("{.arg {arg}} must be {.code TRUE} or {.code FALSE}, not {.obj_type_friendly {x}}.",
+              call = call)
+  }
+  invisible(x)
+}
+
+# A count: one whole number >= `min`, not NA.
+check_count <- function(x, min = 1, arg = rlang::caller_arg(x),
+                        call = rlang::caller_env()) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
+      x != trunc(x) || x < min) {
+    abort_arg("{.arg {arg}} must be a whole number >= {min}, not {.val {format(x)}}.",
+              call = call)
+  }
+  invisible(x)
+}
+
+# Numeric data must be free of NA, NaN and Inf; the message says where.
+check_finite <- function(x, arg = rlang::caller_arg(x),
+                         call = rlang::caller_env()) {
+  bad <- first_nonfinite_cpp(x)
+  if (bad > 0) {
+    value <- x[[bad]]
+    abort_arg(c("{.arg {arg}} must not contain NA, NaN or infinite values.",
+                x = "Element {format(bad, scientific = FALSE)} is {.val {value}}."),
+              call = call)
+  }
+  invisible(x)
+}

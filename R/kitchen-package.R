@@ -1,0 +1,21 @@
+#' kitchen: random features for kernel machines at scale
+#'
+#' Kernel methods fit non-linear structure well but cost O(n^2) memory and
+#' O(n^3) time in the number of observations. kitchen replaces the kernel by
+#' explicit random features whose inner products approximate it, so a linear
+#' model on those features behaves like the kernel machine at a fraction of
+#' the cost.
+#'
+#' The package so far provides:
+#' * [fwht()]: a fast, multithreaded Walsh-Hadamard transform with SIMD
+#'   kernels chosen at run time, the building block of Fastfood features.
+#'
+#' Parallel functions take `n_threads`; see [kitchen_threads()] for how the
+#' default is chosen, and [kitchen_simd()] for the instruction sets in use.
+#'
+#' @keywords internal
+#' @useDynLib kitchen, .registration = TRUE
+#' @importFrom Rcpp sourceCpp
+#' @importFrom RcppParallel RcppParallelLibs
+#' @importFrom rlang caller_arg caller_env
+"_PACKAGE"

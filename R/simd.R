@@ -1,0 +1,42 @@
+#' SIMD instruction sets used by kitchen
+#'
+#' The compiled kernels of kitchen are built with R's portable compiler flags
+#' and pick faster instruction sets (AVX2, AVX-512) at run time when the CPU
+#' has them. The option `kitchen.simd`, or else the environment variable
+#' `KITCHEN_SIMD`, caps the level used: one of `"auto"` (default, the best the
+#' CPU supports), `"avx512"`, `"avx2"` or `"scalar"` (the portable code).
+#' A cap above what the CPU supports falls back to what it supports. Results
+#' are identical on every level.
+#'
+#' @return A list with `cpu`, the best level this CPU supports, and `used`,
+#'   the level kitchen uses under the current option or environment variable.
+#' @export
+#' @examples
+#' kitchen_simd()
+#' old <- options(kitchen.simd = "scalar")
+#' kitchen_simd()
+#' options(old)
+kitchen_simd <- function() {
+  levels <- simd_levels()
+  cpu <- simd_detect_cpp()
+  list(cpu = levels[[cpu + 1L]],
+       used = levels[[min(cpu, resolve_simd()) + 1L]])
+}
+
+simd_levels <- function() c("scalar", "avx2", "avx512")
+
+# The requested cap as the integer the C++ side understands (0, 1, 2).
+resolve_simd <- function(call = rlang::caller_env()) {
+  value <- getOption("kitchen.simd")
+  arg <- "options(kitchen.simd)"
+  if (is.null(value)) {
+    value <- Sys.getenv("KITCHEN_SIMD", "auto")
+    arg <- "KITCHEN_SIMD"
+  }
+  choices <- c(simd_levels(), "auto")
+  if (!is.character(value) || length(value) != 1L || !value %in% choices) {
+    abort_arg("{.arg {arg}} must be one of {.val {choices}}, not {.val {value}}.",
+              call = call)
+  }
+  if (value == "auto") 2L else match(value, simd_levels()) - 1L
+}

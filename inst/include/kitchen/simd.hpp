@@ -1,0 +1,38 @@
+// Run-time choice of the SIMD instruction set.
+//
+// R builds packages with portable flags (-O2, SSE2 on x86-64), so wider
+// instruction sets are only used inside functions compiled with
+// __attribute__((target(...))) and only after the CPU says it has them.
+#pragma once
+
+namespace kitchen {
+
+// Ordered: a higher level implies the lower ones are available too.
+enum class simd_level : int { scalar = 0, avx2 = 1, avx512 = 2 };
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define KITCHEN_X86_SIMD 1
+#else
+#define KITCHEN_X86_SIMD 0
+#endif
+
+// The best level this CPU (and compiler) supports.
+inline simd_level detect_simd() {
+#if KITCHEN_X86_SIMD
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+    return simd_level::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return simd_level::avx2;
+#endif
+  return simd_level::scalar;
+}
+
+// The level to use when the caller asks for `requested`: never more than the
+// CPU supports, so forcing "avx512" on an older CPU is safe.
+inline simd_level resolve_simd(simd_level requested) {
+  simd_level best = detect_simd();
+  return static_cast<int>(requested) < static_cast<int>(best) ? requested : best;
+}
+
+}  // namespace kitchen

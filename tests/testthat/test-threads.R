@@ -1,0 +1,21 @@
+test_that("n_threads comes from the argument, option, environment, default", {
+  withr_env <- function(value, code) {
+    old <- Sys.getenv("KITCHEN_NUM_THREADS", unset = NA)
+    if (is.na(value)) Sys.unsetenv("KITCHEN_NUM_THREADS") else Sys.setenv(KITCHEN_NUM_THREADS = value)
+    on.exit(if (is.na(old)) Sys.unsetenv("KITCHEN_NUM_THREADS") else Sys.setenv(KITCHEN_NUM_THREADS = old))
+    force(code)
+  }
+  old <- options(kitchen.threads = NULL)
+  on.exit(options(old))
+  available <- as.integer(RcppParallel::defaultNumThreads())
+  expect_identical(kitchen_threads(1), 1L)
+  expect_identical(kitchen_threads(available + 5), available)
+  withr_env("1", expect_identical(kitchen_threads(), 1L))
+  withr_env(NA, expect_identical(kitchen_threads(), available))
+  withr_env("zero", expect_error(kitchen_threads(), "KITCHEN_NUM_THREADS"))
+  options(kitchen.threads = 1)
+  withr_env("2", expect_identical(kitchen_threads(), 1L))
+  expect_identical(kitchen_threads(2), min(2L, available))
+  options(kitchen.threads = -1)
+  expect_error(kitchen_threads(), "kitchen.threads")
+})
