@@ -30,12 +30,15 @@ check_count <- function(x, min = 1, arg = rlang::caller_arg(x),
 # Numeric data must be free of NA, NaN and Inf; the message says where.
 check_finite <- function(x, arg = rlang::caller_arg(x),
                          call = rlang::caller_env()) {
-  bad <- first_nonfinite_cpp(x)
-  if (bad > 0) {
-    value <- x[[bad]]
-    abort_arg(c("{.arg {arg}} must not contain NA, NaN or infinite values.",
-                x = "Element {format(bad, scientific = FALSE)} is {.val {value}}."),
-              call = call)
-  }
+  if (first_nonfinite_cpp(x) > 0) abort_nonfinite(x, arg = arg, call = call)
   invisible(x)
+}
+
+abort_nonfinite <- function(x, arg = rlang::caller_arg(x),
+                            call = rlang::caller_env()) {
+  bad <- first_nonfinite_cpp(x)
+  value <- x[[bad]]
+  abort_arg(c("{.arg {arg}} must not contain NA, NaN or infinite values.",
+              x = "Element {format(bad, scientific = FALSE)} is {.val {value}}."),
+            call = call)
 }

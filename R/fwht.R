@@ -46,6 +46,9 @@ fwht <- function(x, normalize = FALSE, n_threads = NULL) {
   check_flag(normalize)
   n_threads <- resolve_threads(n_threads)
   if (is.integer(x)) storage.mode(x) <- "double"
-  check_finite(x)
-  fwht_cpp(x, n, normalize, n_threads, resolve_simd())
+  # The C++ side checks for NA/NaN/Inf while it copies x (no extra pass over
+  # the data) and returns NULL if it finds one.
+  out <- fwht_cpp(x, n, normalize, n_threads, resolve_simd())
+  if (is.null(out)) abort_nonfinite(x)
+  out
 }

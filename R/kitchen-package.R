@@ -16,6 +16,6 @@
 #' @keywords internal
 #' @useDynLib kitchen, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
-#' @importFrom RcppParallel RcppParallelLibs
+#' @importFrom RcppParallel RcppParallelLibs defaultNumThreads
 #' @importFrom rlang caller_arg caller_env
 "_PACKAGE"

@@ -28,10 +28,12 @@ simd_levels <- function() c("scalar", "avx2", "avx512")
 # The requested cap as the integer the C++ side understands (0, 1, 2).
 resolve_simd <- function(call = rlang::caller_env()) {
   value <- getOption("kitchen.simd")
-  arg <- "options(kitchen.simd)"
   if (is.null(value)) {
     value <- Sys.getenv("KITCHEN_SIMD", "auto")
+    if (identical(value, "auto")) return(2L)  # fast path: nothing set
     arg <- "KITCHEN_SIMD"
+  } else {
+    arg <- "options(kitchen.simd)"
   }
   choices <- c(simd_levels(), "auto")
   if (!is.character(value) || length(value) != 1L || !value %in% choices) {

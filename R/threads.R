@@ -23,18 +23,18 @@ kitchen_threads <- function(n_threads = NULL) {
 # The thread pool refuses (with a warning on stderr) more workers than it
 # was set up with, so requests are capped at that number.
 resolve_threads <- function(n_threads, call = rlang::caller_env()) {
-  available <- as.integer(RcppParallel::defaultNumThreads())
-  value <- n_threads
+  available <- defaultNumThreads()
   arg <- "n_threads"
-  if (is.null(value)) {
-    value <- getOption("kitchen.threads")
+  if (is.null(n_threads)) {
+    n_threads <- getOption("kitchen.threads")
     arg <- "options(kitchen.threads)"
   }
-  if (is.null(value) && nzchar(env <- Sys.getenv("KITCHEN_NUM_THREADS"))) {
-    value <- suppressWarnings(as.numeric(env))
+  if (is.null(n_threads)) {
+    env <- Sys.getenv("KITCHEN_NUM_THREADS")
+    if (!nzchar(env)) return(available)
+    n_threads <- suppressWarnings(as.numeric(env))
     arg <- "KITCHEN_NUM_THREADS"
   }
-  if (is.null(value)) return(available)
-  check_count(value, arg = arg, call = call)
-  min(as.integer(value), available)
+  check_count(n_threads, arg = arg, call = call)
+  min(as.integer(n_threads), available)
 }

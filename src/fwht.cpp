@@ -3,34 +3,53 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstring>
+#include <atomic>
 
+#include "kitchen/finite.hpp"
 #include "kitchen/fwht.hpp"
+#include "kitchen/huge_pages.hpp"
 #include "parallel_chunks.h"
 
 // x: a double vector or matrix (checked in R); every column has length
-// n_rows, a power of two. The result is a copy of x, attributes included.
+// n_rows, a power of two. The result is a new vector with x's attributes.
+// Each column is copied, checked for NA/NaN/Inf and transformed by the same
+// thread while it is in cache, so neither the copy nor the check costs an
+// extra pass over memory. Returns NULL if x has a non-finite value, for R to
+// report where.
 // [[Rcpp::export(rng = false)]]
 SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd) {
   const std::size_t n = static_cast<std::size_t>(n_rows);
-  const std::size_t n_cols = n == 0 ? 0 : static_cast<std::size_t>(XLENGTH(x)) / n;
+  const std::size_t len = static_cast<std::size_t>(XLENGTH(x));
+  const std::size_t n_cols = len / n;
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
   const double scale = normalize ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0;
 
-  Rcpp::NumericVector out(Rf_duplicate(x));
-  double* data = out.begin();
+  Rcpp::Shield<SEXP> out(Rf_allocVector(REALSXP, XLENGTH(x)));
+  DUPLICATE_ATTRIB(out, x);
+  const double* input = REAL(x);
+  double* output = REAL(out);
+  kitchen::advise_huge_pages(output, len * sizeof(double));
 
+  std::atomic<bool> finite(true);
   const double cost_per_column = static_cast<double>(n) * (std::log2(static_cast<double>(n)) + 1.0);
   kitchen_glue::parallel_for_chunks(n_cols, cost_per_column, n_threads,
-                                    [=](std::size_t begin, std::size_t end) {
+                                    [&](std::size_t begin, std::size_t end) {
     for (std::size_t j = begin; j < end; ++j) {
-      double* column = data + j * n;
+      double* column = output + j * n;
+      std::memcpy(column, input + j * n, n * sizeof(double));
+      if (!kitchen::all_finite(column, n)) {
+        finite.store(false, std::memory_order_relaxed);
+        return;
+      }
       kitchen::fwht(column, n, level);
       if (normalize) {
         for (std::size_t i = 0; i < n; ++i) column[i] *= scale;
       }
     }
   });
+  if (!finite.load()) return R_NilValue;
   return out;
 }
 

@@ -1,0 +1,32 @@
+// Asking the kernel for transparent huge pages on large fresh buffers.
+//
+// The first touch of freshly allocated memory costs a page fault per 4 KB
+// page, which dominates cheap passes over large results; with 2 MB pages
+// there are 512 times fewer faults. Only advice: harmless where unsupported.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace kitchen {
+
+// Advises huge pages for the 2 MB-aligned part of [p, p + bytes), if the
+// buffer is large enough for that to matter. Call before the first write.
+inline void advise_huge_pages(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const std::uintptr_t huge = std::uintptr_t(1) << 21;
+  if (bytes < 4 * huge) return;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+}  // namespace kitchen
