@@ -1,14 +1,18 @@
 # Shared helpers for the benchmarks: timing and a description of the machine.
 
-# Median over `repeats` of the seconds per call of f(), each timing running
-# f() `inner` times so short calls are measured above the clock's resolution.
-median_time <- function(f, repeats = 9, inner = 1) {
-  f()  # warm up: load code, fault in pages, fill caches
-  times <- vapply(seq_len(repeats), function(i) {
+# Median over `repeats` timings of the seconds per call of f(). Each timing
+# runs f() often enough to last at least `min_seconds`, since R's clock only
+# resolves milliseconds.
+median_time <- function(f, repeats = 9, min_seconds = 0.05) {
+  elapsed <- function(inner) {
     start <- proc.time()[["elapsed"]]
     for (k in seq_len(inner)) f()
-    (proc.time()[["elapsed"]] - start) / inner
-  }, numeric(1))
+    proc.time()[["elapsed"]] - start
+  }
+  first <- elapsed(1)  # also warms up: loads code, faults in pages
+  inner <- max(1, ceiling(min_seconds / max(first, 1e-4)))
+  while ((t <- elapsed(inner)) < min_seconds) inner <- inner * 2
+  times <- c(t / inner, vapply(seq_len(repeats - 1), function(i) elapsed(inner) / inner, 0))
   stats::median(times)
 }
 

@@ -19,7 +19,7 @@ namespace kitchen {
 inline void advise_huge_pages(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   const std::uintptr_t huge = std::uintptr_t(1) << 21;
-  if (bytes < 4 * huge) return;
+  if (bytes < 2 * huge) return;
   const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
   const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
