@@ -9,6 +9,14 @@ simd_detect_cpp <- function() {
     .Call(`_kitchen_simd_detect_cpp`)
 }
 
+kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
+    .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
+}
+
+rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_threads, simd) {
+    .Call(`_kitchen_rff_features_cpp`, x, projection, center, phase, type, use_blas, n_threads, simd)
+}
+
 first_nonfinite_cpp <- function(x) {
     .Call(`_kitchen_first_nonfinite_cpp`, x)
 }

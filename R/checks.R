@@ -42,3 +42,13 @@ abort_nonfinite <- function(x, arg = rlang::caller_arg(x),
               x = "Element {format(bad, scientific = FALSE)} is {.val {value}}."),
             call = call)
 }
+
+# One positive, finite number.
+check_positive <- function(x, arg = rlang::caller_arg(x),
+                           call = rlang::caller_env()) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x <= 0) {
+    abort_arg("{.arg {arg}} must be a positive number, not {.val {format(x)}}.",
+              call = call)
+  }
+  invisible(x)
+}

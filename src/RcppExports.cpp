@@ -34,6 +34,38 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// kernel_matrix_cpp
+SEXP kernel_matrix_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool row_major, std::string kind, double sigma, int n_threads);
+RcppExport SEXP _kitchen_kernel_matrix_cpp(SEXP xSEXP, SEXP ySEXP, SEXP row_majorSEXP, SEXP kindSEXP, SEXP sigmaSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type y(ySEXP);
+    Rcpp::traits::input_parameter< bool >::type row_major(row_majorSEXP);
+    Rcpp::traits::input_parameter< std::string >::type kind(kindSEXP);
+    Rcpp::traits::input_parameter< double >::type sigma(sigmaSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(kernel_matrix_cpp(x, y, row_major, kind, sigma, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rff_features_cpp
+SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVector center, SEXP phase, int type, bool use_blas, int n_threads, int simd);
+RcppExport SEXP _kitchen_rff_features_cpp(SEXP xSEXP, SEXP projectionSEXP, SEXP centerSEXP, SEXP phaseSEXP, SEXP typeSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type projection(projectionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type phase(phaseSEXP);
+    Rcpp::traits::input_parameter< int >::type type(typeSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(rff_features_cpp(x, projection, center, phase, type, use_blas, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // first_nonfinite_cpp
 double first_nonfinite_cpp(SEXP x);
 RcppExport SEXP _kitchen_first_nonfinite_cpp(SEXP xSEXP) {
@@ -48,6 +80,8 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
+    {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
+    {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {NULL, NULL, 0}
 };

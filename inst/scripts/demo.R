@@ -36,3 +36,14 @@ t_fwht2 <- median_seconds(function() fwht(x, n_threads = 2))
 t_dense <- median_seconds(function() h %*% x, repeats = 3)
 cat(sprintf("n = %d, 2000 columns, per column: fwht %.2f us (1 thread), %.2f us (2 threads); H %%*%% x %.1f us (R's BLAS)\n",
             n, 1e6 * t_fwht1 / 2000, 1e6 * t_fwht2 / 2000, 1e6 * t_dense / 2000))
+
+# 3. Random Fourier features: z(x)'z(y) estimates the Gaussian kernel, with an
+# error that shrinks like 1 / sqrt(number of features).
+x <- matrix(rnorm(500 * 8), 500, 8)
+exact <- kernel_matrix(x, kernel = kernel_gaussian(sigma = 3))
+for (n_features in c(100, 1000, 10000)) {
+  map <- rff(x, n_features, kernel = kernel_gaussian(sigma = 3), scale = "none", seed = 1)
+  elapsed <- system.time(z <- predict(map, x, n_threads = 2))[["elapsed"]]
+  cat(sprintf("rff, %5d features: mean |z(x)'z(y) - k(x, y)| = %.4f (features in %.3f s)\n",
+              n_features, mean(abs(tcrossprod(z) - exact)), elapsed))
+}

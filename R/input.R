@@ -1,0 +1,39 @@
+# Turning what users pass as data into what the C++ side reads: a double
+# matrix with rows as observations, checked for shape and finiteness.
+
+# x: a numeric matrix, a data frame of numeric columns, or (when
+# `allow_sparse`) a Matrix::dgCMatrix, which is returned as is.
+as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
+                           call = rlang::caller_env()) {
+  if (allow_sparse && inherits(x, "dgCMatrix")) {
+    check_shape(dim(x), arg, call)
+    check_finite(x@x, arg = arg, call = call)
+    return(x)
+  }
+  if (is.data.frame(x)) {
+    check_shape(dim(x), arg, call)
+    numeric_cols <- vapply(x, function(col) (is.double(col) || is.integer(col)) && !is.object(col), TRUE)
+    if (!all(numeric_cols)) {
+      bad <- names(x)[!numeric_cols]
+      abort_arg(c("{.arg {arg}} must have only numeric columns.",
+                  x = "Not numeric: {.val {bad}}."), call = call)
+    }
+    x <- as.matrix(x)
+  }
+  if (!is.matrix(x) || !(is.double(x) || is.integer(x))) {
+    what <- if (allow_sparse) "a numeric matrix, a numeric data frame or a dgCMatrix" else
+      "a numeric matrix or a numeric data frame"
+    abort_arg("{.arg {arg}} must be {what}, not {.obj_type_friendly {x}}.", call = call)
+  }
+  check_shape(dim(x), arg, call)
+  if (is.integer(x)) storage.mode(x) <- "double"
+  check_finite(x, arg = arg, call = call)
+  x
+}
+
+check_shape <- function(dims, arg, call) {
+  if (dims[1] < 1 || dims[2] < 1) {
+    abort_arg("{.arg {arg}} must have at least one row and one column, not {dims[1]} x {dims[2]}.",
+              call = call)
+  }
+}

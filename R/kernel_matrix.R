@@ -1,0 +1,134 @@
+#' Exact kernel matrix
+#'
+#' Computes the matrix of exact kernel values `K[i, k] = k(x_i, y_k)` between
+#' the rows of `x` and the rows of `y`: the quantity that random features
+#' approximate, and the reference to measure them against.
+#'
+#' Distances are summed coordinate by coordinate, so values are accurate even
+#' for nearby points and `kernel_matrix(x)` has exactly 1 on its diagonal. The
+#' columns of `K` are computed in blocks spread over threads; the result is
+#' the same, bit for bit, for any number of threads.
+#'
+#' The Matern kernel uses closed forms for `nu` = 0.5, 1.5 and 2.5. For other
+#' values of `nu` it applies the Bessel formula (see [kernels]) with
+#' [besselK()], on the main thread, and sets `k = 1` at distance 0 (the limit).
+#'
+#' The result is an ordinary dense matrix of `n * m` doubles, so its size is
+#' capped at `2^31 - 1` entries (17 GB; for example 46340 x 46340): larger
+#' requests are refused before anything is allocated, with an error giving the
+#' memory they would need. Beyond that size, compute the matrix in blocks of
+#' rows of `x`, or use random features.
+#'
+#' @param x Data, one observation per row: a numeric matrix, a data frame of
+#'   numeric columns or a sparse `dgCMatrix` (package Matrix, made dense).
+#'   NA, NaN and infinite values are refused.
+#' @param y `NULL` (the default) for `y = x`, or data like `x` with the same
+#'   number of columns.
+#' @param kernel A kernel object such as [kernel_gaussian()] (see [kernels]),
+#'   or a kernel name (`"gaussian"`, `"laplacian"`, `"cauchy"`, `"matern"`)
+#'   for that kernel with its default parameters.
+#' @param n_threads Number of threads, or `NULL` for the default (see
+#'   [kitchen_threads()]).
+#' @return A numeric matrix with `nrow(x)` rows and `nrow(y)` columns; its
+#'   dimnames are the row names of `x` and `y`, if any.
+#' @seealso [kernels] for the kernel objects and their formulas.
+#' @export
+#' @examples
+#' x <- matrix(rnorm(5 * 3), 5, 3)
+#' kernel_matrix(x, n_threads = 1)
+#' kernel_matrix(x, kernel = kernel_laplacian(sigma = 2), n_threads = 2)
+#'
+#' # Between two sets of points, with row names carried over.
+#' y <- matrix(rnorm(2 * 3), 2, 3, dimnames = list(c("a", "b"), NULL))
+#' kernel_matrix(x, y, kernel = kernel_matern(sigma = 1, nu = 2.5), n_threads = 1)
+#'
+#' # The Gaussian kernel by hand.
+#' d2 <- outer(rowSums(x^2), rowSums(y^2), "+") - 2 * tcrossprod(x, y)
+#' all.equal(kernel_matrix(x, y, n_threads = 1), exp(-d2 / 2), check.attributes = FALSE)
+kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = NULL) {
+  x <- as_dense_data(x)
+  y <- if (is.null(y)) x else as_dense_data(y)
+  if (ncol(y) != ncol(x)) {
+    abort_arg("{.arg y} must have the same number of columns as {.arg x} ({ncol(x)}), not {ncol(y)}.")
+  }
+  kernel <- as_kernel(kernel)
+  n_threads <- resolve_threads(n_threads)
+  check_kernel_matrix_size(nrow(x), nrow(y))
+
+  kind <- kernel_matrix_kind(kernel)
+  k <- kernel_matrix_cpp(x, y, FALSE, kind, kernel$sigma, n_threads)
+  if (kind == "distance") k <- matern_from_distance(k, kernel$sigma, kernel$nu)
+  if (!is.null(rownames(x)) || !is.null(rownames(y))) {
+    dimnames(k) <- list(rownames(x), rownames(y))
+  }
+  k
+}
+
+# The largest result, in entries: what an R matrix allocated from C holds.
+kernel_matrix_max_entries <- 2^31 - 1
+
+# Refuses, before any allocation, a result too large to hold.
+check_kernel_matrix_size <- function(n, m, call = rlang::caller_env()) {
+  entries <- as.double(n) * as.double(m)
+  if (entries > kernel_matrix_max_entries) {
+    gb <- format(entries * 8 / 1e9, digits = 3)
+    abort_arg(c("The kernel matrix would be too large: {n} x {m} entries need {gb} GB.",
+                i = "{.fn kernel_matrix} computes at most 2^31 - 1 entries (17 GB).",
+                i = "Compute it in blocks of rows of {.arg x}, or use random features."),
+              call = call)
+  }
+}
+
+# x as a dense double matrix, checked; a dgCMatrix is made dense.
+as_dense_data <- function(x, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
+  x <- as_data_matrix(x, allow_sparse = TRUE, arg = arg, call = call)
+  if (inherits(x, "dgCMatrix")) x <- as.matrix(x)
+  x
+}
+
+# What the C++ core computes for `kernel` (see kitchen::kernel_kind): the
+# kernel itself, or, for a Matern nu without closed form, the distance.
+kernel_matrix_kind <- function(kernel) {
+  if (kernel$name != "matern") return(kernel$name)
+  closed_forms <- c(matern12 = 0.5, matern32 = 1.5, matern52 = 2.5)
+  kind <- names(closed_forms)[closed_forms == kernel$nu]
+  if (length(kind) == 1L) kind else "distance"
+}
+
+# Matern kernel values from Euclidean distances r (the shape of r is kept):
+# 2^(1 - nu) / Gamma(nu) t^nu K_nu(t) with t = sqrt(2 nu) r / sigma, on the
+# log scale so neither t^nu nor K_nu(t) overflows; 1 at r = 0, the limit.
+matern_from_distance <- function(r, sigma, nu) {
+  t <- sqrt(2 * nu) * r / sigma
+  positive <- t > 0
+  tp <- t[positive]
+  log_k <- (1 - nu) * log(2) - lgamma(nu) + nu * log(tp) + log_bessel_k(tp, nu)
+  r[] <- 1
+  # pmin: rounding must not push a value above k(0) = 1; an infinite log_k
+  # only arises for t so small that k is 1 to double precision.
+  r[positive] <- pmin(exp(log_k), 1)
+  r
+}
+
+# log K_nu(t) for t > 0. besselK() overflows for small t and large nu (only
+# possible for nu >= 1); there, the forward recurrence
+# K_(mu+1)(t) = K_(mu-1)(t) + (2 mu / t) K_mu(t), run on ratios from
+# mu = nu - floor(nu), stays finite.
+log_bessel_k <- function(t, nu) {
+  out <- log(besselK(t, nu, expon.scaled = TRUE)) - t
+  big <- !is.finite(out)
+  if (any(big) && nu >= 1) {
+    tb <- t[big]
+    mu <- nu - floor(nu)
+    k_mu <- besselK(tb, mu, expon.scaled = TRUE)
+    ratio <- besselK(tb, mu + 1, expon.scaled = TRUE) / k_mu  # K_(mu+1) / K_mu
+    log_k <- log(k_mu) - tb + log(ratio)                     # log K_(mu+1)
+    for (step in seq_len(floor(nu) - 1)) {
+      mu <- mu + 1
+      ratio <- 1 / ratio + 2 * mu / tb
+      log_k <- log_k + log(ratio)
+    }
+    out[big] <- log_k
+  }
+  out
+}

@@ -1,0 +1,132 @@
+#' Kernel objects
+#'
+#' Small objects describing a shift-invariant kernel `k(x, y) = k(x - y)`,
+#' used by every feature map of kitchen and by [kernel_matrix()]. Each knows
+#' its exact value and its spectral law (the distribution of random
+#' frequencies, by Bochner's theorem), so random Fourier features built from
+#' it satisfy `E[z(x)'z(y)] = k(x, y)`.
+#'
+#' With r = x - y and bandwidth `sigma`:
+#' * `kernel_gaussian()`: `k = exp(-||r||_2^2 / (2 sigma^2))`; frequencies
+#'   `w ~ N(0, I / sigma^2)`.
+#' * `kernel_laplacian()`: `k = exp(-||r||_1 / sigma)`; each `w_j ~
+#'   Cauchy(0, 1 / sigma)` independently. Its random binning pitch law is
+#'   `Gamma(shape = 2, scale = sigma)`.
+#' * `kernel_cauchy()`: `k = prod_j 1 / (1 + r_j^2 / sigma^2)`; each `w_j ~
+#'   Laplace(0, 1 / sigma)` independently.
+#' * `kernel_matern()`: `k = 2^(1 - nu) / Gamma(nu) (sqrt(2 nu) ||r||_2 /
+#'   sigma)^nu K_nu(sqrt(2 nu) ||r||_2 / sigma)`; `w` follows a multivariate
+#'   t distribution with `2 nu` degrees of freedom and scale `1 / sigma`.
+#'   `nu = 0.5` is the exponential kernel `exp(-||r||_2 / sigma)`; as `nu`
+#'   grows it tends to the Gaussian kernel.
+#'
+#' @param sigma Bandwidth, a positive number.
+#' @param nu Smoothness of the Matern kernel, a positive number.
+#' @return An object of class `kitchen_kernel`: a list with `name`, `sigma`
+#'   and, for the Matern kernel, `nu`.
+#' @seealso [kernel_matrix()] for exact kernel values.
+#' @name kernels
+#' @examples
+#' kernel_gaussian(sigma = 2)
+#' k <- kernel_matern(sigma = 1, nu = 1.5)
+#' x <- matrix(rnorm(6), 3, 2)
+#' kernel_matrix(x, kernel = k)
+NULL
+
+new_kernel <- function(name, sigma, ..., call = rlang::caller_env()) {
+  check_positive(sigma, arg = "sigma", call = call)
+  structure(list(name = name, sigma = as.numeric(sigma), ...),
+            class = c(paste0("kitchen_kernel_", name), "kitchen_kernel"))
+}
+
+#' @rdname kernels
+#' @export
+kernel_gaussian <- function(sigma = 1) new_kernel("gaussian", sigma)
+
+#' @rdname kernels
+#' @export
+kernel_laplacian <- function(sigma = 1) new_kernel("laplacian", sigma)
+
+#' @rdname kernels
+#' @export
+kernel_cauchy <- function(sigma = 1) new_kernel("cauchy", sigma)
+
+#' @rdname kernels
+#' @export
+kernel_matern <- function(sigma = 1, nu = 1.5) {
+  check_positive(nu)
+  new_kernel("matern", sigma, nu = as.numeric(nu))
+}
+
+kernel_names <- function() c("gaussian", "laplacian", "cauchy", "matern")
+
+#' @export
+print.kitchen_kernel <- function(x, ...) {
+  cat("<kitchen kernel> ", kernel_label(x), "\n", sep = "")
+  invisible(x)
+}
+
+# A kernel object from what the user passed as `kernel`: an object (checked),
+# or a name completed with `sigma` and other parameters from `...`.
+as_kernel <- function(kernel, sigma = NULL, ..., arg = rlang::caller_arg(kernel),
+                      call = rlang::caller_env()) {
+  if (is.character(kernel) && length(kernel) == 1L && !is.na(kernel)) {
+    if (!kernel %in% kernel_names()) {
+      abort_arg("{.arg {arg}} must be one of {.val {kernel_names()}} or a kernel object, not {.val {kernel}}.",
+                call = call)
+    }
+    constructor <- get(paste0("kernel_", kernel), mode = "function")
+    args <- list(...)
+    unknown <- setdiff(names(args), setdiff(names(formals(constructor)), "sigma"))
+    if (length(args) && (is.null(names(args)) || length(unknown) || any(names(args) == ""))) {
+      abort_arg("The {kernel} kernel takes no parameter{?s} {.arg {unknown}} (only named parameters of {.fn kernel_{kernel}}).",
+                call = call)
+    }
+    if (!is.null(sigma)) args$sigma <- sigma
+    return(do.call(constructor, args))
+  }
+  check_kernel(kernel, arg = arg, call = call)
+  if (...length()) {
+    abort_arg("Kernel parameters in {.arg ...} are only used with a kernel name; set them in the kernel object instead.",
+              call = call)
+  }
+  if (!is.null(sigma)) {
+    check_positive(sigma, call = call)
+    kernel$sigma <- as.numeric(sigma)
+  }
+  kernel
+}
+
+# A kernel object that may have been built by hand or tampered with.
+check_kernel <- function(kernel, arg = rlang::caller_arg(kernel),
+                         call = rlang::caller_env()) {
+  ok <- inherits(kernel, "kitchen_kernel") && is.list(kernel) &&
+    is.character(kernel$name) && length(kernel$name) == 1L &&
+    kernel$name %in% kernel_names() &&
+    is.numeric(kernel$sigma) && length(kernel$sigma) == 1L &&
+    isTRUE(kernel$sigma > 0) && is.finite(kernel$sigma) &&
+    (kernel$name != "matern" || (is.numeric(kernel$nu) && length(kernel$nu) == 1L &&
+                                   isTRUE(kernel$nu > 0) && is.finite(kernel$nu)))
+  if (!ok) {
+    abort_arg("{.arg {arg}} must be a kernel name or an object made by {.fn kernel_gaussian}, {.fn kernel_laplacian}, {.fn kernel_cauchy} or {.fn kernel_matern}.",
+              call = call)
+  }
+  invisible(kernel)
+}
+
+# Frequencies for random Fourier features: a d x m matrix whose columns are
+# independent draws from the kernel's spectral law at sigma = 1 (divide by
+# sigma for the kernel's own bandwidth). Uses R's random stream.
+spectral_sample <- function(kernel, d, m) {
+  n <- d * m
+  w <- switch(kernel$name,
+    gaussian = stats::rnorm(n),
+    laplacian = stats::rcauchy(n),
+    cauchy = stats::rexp(n) * sample(c(-1, 1), n, replace = TRUE),
+    matern = {
+      z <- matrix(stats::rnorm(n), d, m)
+      u <- stats::rchisq(m, df = 2 * kernel$nu)
+      z * rep(sqrt(2 * kernel$nu / u), each = d)
+    })
+  matrix(w, d, m)
+}

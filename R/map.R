@@ -1,0 +1,75 @@
+# Pieces shared by the feature maps (rff, fastfood, rbin): input rescaling,
+# the bandwidth heuristic, checking new data against the map, printing.
+
+# Centre and scale for each input column, from the training data.
+input_rescaling <- function(x, method) {
+  d <- ncol(x)
+  names <- colnames(x)
+  if (method == "none") return(list(center = rep(0, d), scale = rep(1, d), names = names))
+  if (method == "standard") {
+    center <- if (inherits(x, "dgCMatrix")) Matrix::colMeans(x) else colMeans(x)
+    second <- if (inherits(x, "dgCMatrix")) Matrix::colMeans(x^2) else colMeans(x^2)
+    n <- nrow(x)
+    spread <- sqrt(pmax(second - center^2, 0) * n / max(n - 1, 1))
+  } else {
+    low <- apply_columns(x, min)
+    high <- apply_columns(x, max)
+    center <- (high + low) / 2
+    spread <- (high - low) / 2
+  }
+  # Constant columns: centred, not scaled (any scale gives zero anyway).
+  spread[!(spread > 0)] <- 1
+  list(center = as.numeric(center), scale = as.numeric(spread), names = names)
+}
+
+apply_columns <- function(x, f) {
+  if (inherits(x, "dgCMatrix")) {
+    vapply(seq_len(ncol(x)), function(j) {
+      col <- x[, j]
+      f(col)
+    }, numeric(1))
+  } else {
+    apply(x, 2, f)
+  }
+}
+
+# Median pairwise distance between up to 1000 random rescaled rows.
+median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
+  rows <- if (nrow(x) > max_rows) sort(sample.int(nrow(x), max_rows)) else seq_len(nrow(x))
+  xs <- as.matrix(x[rows, , drop = FALSE])
+  xs <- sweep(sweep(xs, 2, rescale$center), 2, rescale$scale, "/")
+  method <- if (kernel$name == "laplacian") "manhattan" else "euclidean"
+  sigma <- if (nrow(xs) > 1) stats::median(stats::dist(xs, method = method)) else 1
+  if (!is.finite(sigma) || sigma <= 0) 1 else sigma
+}
+
+# newdata as the C++ side expects it for this map: checked, columns matched
+# by name when the map has names, dense double or dgCMatrix.
+map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
+                      call = rlang::caller_env()) {
+  newdata <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
+  names <- colnames(newdata)
+  if (!is.null(map$col_names) && !is.null(names)) {
+    missing <- setdiff(map$col_names, names)
+    if (length(missing)) {
+      abort_arg(c("{.arg {arg}} lacks columns the map was built with.",
+                  x = "Missing: {.val {missing}}."), call = call)
+    }
+    if (!identical(names, map$col_names)) newdata <- newdata[, map$col_names, drop = FALSE]
+  }
+  if (ncol(newdata) != map$d) {
+    abort_arg("{.arg {arg}} must have {map$d} column{?s} like the map's training data, not {ncol(newdata)}.",
+              call = call)
+  }
+  newdata
+}
+
+kernel_label <- function(kernel) {
+  extra <- if (!is.null(kernel$nu)) sprintf(", nu = %s", format(kernel$nu)) else ""
+  sprintf("%s (sigma = %s%s)", kernel$name, format(kernel$sigma, digits = 4), extra)
+}
+
+print_map_fields <- function(fields) {
+  width <- max(nchar(names(fields)))
+  cat(sprintf("  %s : %s\n", formatC(names(fields), width = -width), fields), sep = "")
+}

@@ -1,0 +1,151 @@
+#' Random Fourier features
+#'
+#' Builds a random Fourier feature map (Rahimi and Recht, 2007): by Bochner's
+#' theorem a shift-invariant kernel is the Fourier transform of a probability
+#' law; drawing frequencies `w` from it gives features `z(x)` whose inner
+#' products `z(x)'z(y)` estimate `k(x, y)` with error O(1 / sqrt(n_features)).
+#'
+#' Inputs are rescaled inside the map (the same rescaling is applied by
+#' `predict()`): `"standard"` centres each column and divides it by its
+#' standard deviation, `"minmax"` maps each column's training range to
+#' `[-1, 1]`, `"none"` leaves the data alone. Constant columns are centred
+#' and left unscaled. The rescaling is folded into the frequencies, so sparse
+#' input stays sparse.
+#'
+#' When `sigma` is `NULL` and `x` is data, the bandwidth is the median of the
+#' pairwise distances between up to 1000 randomly chosen (rescaled) rows:
+#' Manhattan distances for the Laplacian kernel, Euclidean otherwise.
+#'
+#' @param x Training data (a numeric matrix, a numeric data frame or a
+#'   `Matrix::dgCMatrix`; rows are observations), or a single whole number,
+#'   the input dimension `d`, when there is no data at hand (then `sigma`
+#'   must be given and no rescaling is done).
+#' @param n_features Number of output features (even for `"cos_sin"`).
+#' @param kernel A kernel name (`"gaussian"`, `"laplacian"`, `"cauchy"`,
+#'   `"matern"`) or a kernel object from [kernels].
+#' @param sigma Bandwidth, or `NULL` to take it from `kernel` when that is an
+#'   object, else from the data (see Details).
+#' @param type `"cos_sin"`: `n_features / 2` frequencies, `z(x) = [cos(Wx),
+#'   sin(Wx)] / sqrt(n_features / 2)`. `"cos_phase"`: `n_features`
+#'   frequencies and random phases `b ~ U[0, 2 pi]`, `z(x) = sqrt(2 /
+#'   n_features) cos(Wx + b)`. The first has lower variance.
+#' @param scale Rescaling of the inputs: `"standard"`, `"minmax"` or
+#'   `"none"`.
+#' @param seed `NULL` to draw from R's random stream (so [set.seed()] before
+#'   the call reproduces the map), or a whole number used locally without
+#'   disturbing the stream.
+#' @param ... Further kernel parameters when `kernel` is a name (`nu` for
+#'   `"matern"`).
+#' @return An object of class `c("kitchen_rff", "kitchen_map")`: a plain list
+#'   holding the kernel, the input dimension, the rescaling, the frequencies
+#'   (as a `d x m` projection already divided by `sigma` and the column
+#'   scales) and phases. Use [predict()][predict.kitchen_rff] to compute
+#'   features.
+#' @references Rahimi, A. and Recht, B. (2007). Random Features for
+#'   Large-Scale Kernel Machines. Advances in Neural Information Processing
+#'   Systems 20.
+#' @seealso [predict.kitchen_rff()], [kernels], [kernel_matrix()].
+#' @export
+#' @examples
+#' x <- matrix(rnorm(200 * 3), 200, 3)
+#' map <- rff(x, n_features = 500, kernel = "gaussian", sigma = 2, seed = 1)
+#' map
+#' z <- predict(map, x[1:5, ], n_threads = 1)
+#' # z %*% t(z) approximates the kernel matrix of the rescaled data
+#' xs <- scale(x[1:5, ], center = map$center, scale = map$scale)
+#' round(tcrossprod(z) - kernel_matrix(xs, kernel = map$kernel), 2)
+rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
+                type = c("cos_sin", "cos_phase"),
+                scale = c("standard", "minmax", "none"), seed = NULL, ...) {
+  type <- rlang::arg_match(type)
+  scale <- rlang::arg_match(scale)
+  check_count(n_features)
+  if (type == "cos_sin" && n_features %% 2 != 0) {
+    abort_arg("{.arg n_features} must be even for {.code type = \"cos_sin\"}, not {n_features}.")
+  }
+  kernel_given_sigma <- !is.character(kernel) && is.null(sigma)
+  kernel <- as_kernel(kernel, sigma = sigma, ...)
+
+  with_seed(seed, {
+    if (is.numeric(x) && length(x) == 1L && is.null(dim(x))) {
+      check_count(x, arg = "x")
+      if (is.null(sigma) && !kernel_given_sigma) {
+        abort_arg("{.arg sigma} must be given when {.arg x} is a dimension, not data.")
+      }
+      d <- as.integer(x)
+      rescale <- list(center = rep(0, d), scale = rep(1, d), names = NULL)
+      scale <- "none"
+    } else {
+      x <- as_data_matrix(x, allow_sparse = TRUE)
+      d <- ncol(x)
+      rescale <- input_rescaling(x, scale)
+      if (is.null(sigma) && !kernel_given_sigma) {
+        kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
+      }
+    }
+    m <- if (type == "cos_sin") n_features / 2 else n_features
+    w <- spectral_sample(kernel, d, m)
+    phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
+  })
+
+  structure(list(
+    kernel = kernel, d = d, n_features = as.integer(n_features), type = type,
+    scaling = scale, center = rescale$center, scale = rescale$scale,
+    col_names = rescale$names,
+    projection = w / (kernel$sigma * rescale$scale),
+    phases = phases
+  ), class = c("kitchen_rff", "kitchen_map"))
+}
+
+#' Features of new data from a random Fourier feature map
+#'
+#' @param object A map from [rff()].
+#' @param newdata Data with the map's columns: a numeric matrix, a numeric
+#'   data frame or a `Matrix::dgCMatrix`. When the map was built from data
+#'   with column names, columns are matched by name.
+#' @param n_threads Number of threads, or `NULL` for the default (see
+#'   [kitchen_threads()]). Results do not depend on it.
+#' @param ... Not used.
+#' @return A numeric matrix with one row per row of `newdata` and
+#'   `n_features` columns, whose row inner products approximate the kernel.
+#' @export
+#' @examples
+#' map <- rff(2, n_features = 100, sigma = 1, seed = 42)
+#' z <- predict(map, matrix(c(0, 0, 1, 1), 2, byrow = TRUE), n_threads = 1)
+#' sum(z[1, ] * z[2, ])  # close to exp(-1)
+predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
+  check_rff_map(object)
+  newdata <- map_input(object, newdata)
+  n_threads <- resolve_threads(n_threads)
+  out <- rff_features_cpp(newdata, object$projection, object$center, object$phases,
+                          match(object$type, c("cos_sin", "cos_phase")) - 1L, use_blas(),
+                          n_threads, resolve_simd())
+  rownames(out) <- rownames(newdata)
+  out
+}
+
+#' @export
+print.kitchen_rff <- function(x, ...) {
+  cat("<kitchen random Fourier features>\n")
+  print_map_fields(c(
+    kernel = kernel_label(x$kernel),
+    "input dimension" = x$d,
+    features = sprintf("%d (%s)", x$n_features, x$type),
+    scaling = x$scaling))
+  invisible(x)
+}
+
+# Checks that a map has the fields predict() relies on, with sane shapes.
+check_rff_map <- function(map, arg = rlang::caller_arg(map), call = rlang::caller_env()) {
+  m <- if (identical(map$type, "cos_sin")) map$n_features / 2 else map$n_features
+  ok <- is.list(map) && isTRUE(map$type %in% c("cos_sin", "cos_phase")) &&
+    is.numeric(map$d) && length(map$d) == 1L && isTRUE(map$d >= 1) &&
+    is.matrix(map$projection) && is.double(map$projection) &&
+    identical(dim(map$projection), as.integer(c(map$d, m))) &&
+    is.double(map$center) && length(map$center) == map$d &&
+    (map$type == "cos_sin" || (is.double(map$phases) && length(map$phases) == m))
+  if (!ok) {
+    abort_arg("{.arg {arg}} is not a valid {.cls kitchen_rff} map (missing or malformed fields).",
+              call = call)
+  }
+}

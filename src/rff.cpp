@@ -1,0 +1,94 @@
+// Glue for predict() on rff maps: R checks and prepares the numbers; here we
+// allocate the result and spread the rows (dense) or frequencies (sparse)
+// over threads.
+#include "blas_gemm.h"
+#include <Rcpp.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "kitchen/huge_pages.hpp"
+#include "kitchen/rff.hpp"
+#include "parallel_chunks.h"
+
+namespace {
+
+// Rows per block of the dense Eigen path, and per BLAS call. Fixed, so that
+// each row's product is computed with the same blocking whatever the number
+// of threads.
+const std::size_t rff_block_rows = 64;
+const std::size_t rff_blas_rows = 2048;
+
+SEXP alloc_features(std::size_t n, std::size_t n_features) {
+  SEXP out = Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(n_features));
+  kitchen::advise_huge_pages(REAL(out), n * n_features * sizeof(double));
+  return out;
+}
+
+}  // namespace
+
+// x: dense double matrix or dgCMatrix (n x d); projection: d x m; center: d;
+// phase: m or NULL. Returns the n x n_features feature matrix. With
+// use_blas, dense products go to R's BLAS (called from this thread, which
+// may use its own threads) and only the cosines are spread over ours.
+// [[Rcpp::export(rng = false)]]
+SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVector center,
+                      SEXP phase, int type, bool use_blas, int n_threads, int simd) {
+  const kitchen::simd_level level =
+      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+  const std::size_t d = projection.nrow(), m = projection.ncol();
+  const kitchen::rff_type kind = static_cast<kitchen::rff_type>(type);
+  std::vector<double> offset(m);
+  kitchen::rff_offset(projection.begin(), d, m, center.begin(),
+                      Rf_isNull(phase) ? nullptr : REAL(phase), offset.data());
+  const double* p = projection.begin();
+  const double* o = offset.data();
+
+  if (Rf_isS4(x)) {  // dgCMatrix
+    SEXP dim = R_do_slot(x, Rf_install("Dim"));
+    const std::size_t n = INTEGER(dim)[0];
+    const int* col_ptr = INTEGER(R_do_slot(x, Rf_install("p")));
+    const int* row_idx = INTEGER(R_do_slot(x, Rf_install("i")));
+    const double* val = REAL(R_do_slot(x, Rf_install("x")));
+    Rcpp::Shield<SEXP> out(alloc_features(n, kitchen::rff_n_features(kind, m)));
+    double* res = REAL(out);
+    const double nnz = col_ptr[d];
+    kitchen_glue::parallel_for_chunks(m, nnz + 30.0 * n, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      kitchen::rff_sparse_columns(col_ptr, row_idx, val, n, d, p, m, o, kind, begin, end, res, level);
+    });
+    return out;
+  }
+
+  const std::size_t n = Rf_nrows(x);
+  const double* xd = REAL(x);
+  Rcpp::Shield<SEXP> out(alloc_features(n, kitchen::rff_n_features(kind, m)));
+  double* res = REAL(out);
+  if (use_blas) {
+    for (std::size_t r0 = 0; r0 < n; r0 += rff_blas_rows) {
+      const std::size_t rows = std::min(rff_blas_rows, n - r0);
+      kitchen_glue::blas_gemm(static_cast<int>(rows), static_cast<int>(m), static_cast<int>(d),
+                              xd + r0, static_cast<int>(n), p, static_cast<int>(d), res + r0,
+                              static_cast<int>(n));
+      kitchen_glue::parallel_for_chunks(m, 30.0 * rows, n_threads,
+                                        [&](std::size_t begin, std::size_t end) {
+        kitchen::rff_nonlinearity(res + r0, rows, n, m, begin, end, o, kind, level);
+      });
+      Rcpp::checkUserInterrupt();
+    }
+    return out;
+  }
+
+  const std::size_t n_blocks = (n + rff_block_rows - 1) / rff_block_rows;
+  const double block_cost = rff_block_rows * (2.0 * d * m + 30.0 * m);
+  kitchen_glue::parallel_for_chunks(n_blocks, block_cost, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      const std::size_t r0 = b * rff_block_rows;
+      const std::size_t rows = std::min(rff_block_rows, n - r0);
+      kitchen::rff_dense_block(xd + r0, rows, n, d, p, m, o, kind, res + r0, n, level);
+    }
+  });
+  return out;
+}
