@@ -14,11 +14,18 @@
 
 namespace {
 
-// Rows per block of the dense Eigen path, and per BLAS call. Fixed, so that
-// each row's product is computed with the same blocking whatever the number
-// of threads.
+// Rows per block of the dense Eigen path. Fixed, so that each row's product
+// is computed with the same blocking whatever the number of threads.
 const std::size_t rff_block_rows = 64;
-const std::size_t rff_blas_rows = 2048;
+
+// Rows per BLAS call: large calls let an optimised BLAS use all its threads
+// (16384 rows ran 1.8x faster than 2048 at d = 64, m = 1024 with OpenBLAS),
+// while ~4 GFlop per call keeps interrupts prompt. Depends only on d and m.
+std::size_t blas_chunk_rows(std::size_t d, std::size_t m) {
+  const double flops_per_call = 4e9;
+  const double rows = flops_per_call / (2.0 * static_cast<double>(d) * static_cast<double>(m));
+  return std::max<std::size_t>(1024, static_cast<std::size_t>(rows));
+}
 
 SEXP alloc_features(std::size_t n, std::size_t n_features) {
   SEXP out = Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(n_features));
@@ -66,8 +73,9 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
   Rcpp::Shield<SEXP> out(alloc_features(n, kitchen::rff_n_features(kind, m)));
   double* res = REAL(out);
   if (use_blas) {
-    for (std::size_t r0 = 0; r0 < n; r0 += rff_blas_rows) {
-      const std::size_t rows = std::min(rff_blas_rows, n - r0);
+    const std::size_t chunk_rows = blas_chunk_rows(d, m);
+    for (std::size_t r0 = 0; r0 < n; r0 += chunk_rows) {
+      const std::size_t rows = std::min(chunk_rows, n - r0);
       kitchen_glue::blas_gemm(static_cast<int>(rows), static_cast<int>(m), static_cast<int>(d),
                               xd + r0, static_cast<int>(n), p, static_cast<int>(d), res + r0,
                               static_cast<int>(n));
