@@ -15,6 +15,7 @@ test: deps
 
 document:
 	Rscript -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
+	rm -f src/*.o src/*.so  # roxygen compiles with -O0; never install those
 
 bench: install
 	Rscript bench/fwht.R

@@ -9,6 +9,10 @@ simd_detect_cpp <- function() {
     .Call(`_kitchen_simd_detect_cpp`)
 }
 
+gram_update_cpp <- function(gram, z, use_blas, n_threads) {
+    .Call(`_kitchen_gram_update_cpp`, gram, z, use_blas, n_threads)
+}
+
 kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }

@@ -34,6 +34,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// gram_update_cpp
+Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z, bool use_blas, int n_threads);
+RcppExport SEXP _kitchen_gram_update_cpp(SEXP gramSEXP, SEXP zSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type z(zSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_update_cpp(gram, z, use_blas, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // kernel_matrix_cpp
 SEXP kernel_matrix_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool row_major, std::string kind, double sigma, int n_threads);
 RcppExport SEXP _kitchen_kernel_matrix_cpp(SEXP xSEXP, SEXP ySEXP, SEXP row_majorSEXP, SEXP kindSEXP, SEXP sigmaSEXP, SEXP n_threadsSEXP) {
@@ -80,6 +93,7 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
+    {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 4},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},

@@ -1,4 +1,4 @@
-// R's own BLAS for dense products: near peak when R is linked to an
+// R's own BLAS for dense products and Gram updates: near peak when R is linked to an
 // optimised BLAS (OpenBLAS, MKL, Accelerate), slow with the reference BLAS,
 // where the Eigen path of the core is used instead (see R/gemm.R).
 #pragma once
@@ -20,6 +20,13 @@ inline void blas_gemm(int m, int n, int k, const double* a, int lda, const doubl
   const char no = 'N';
   const double one = 1.0, zero = 0.0;
   F77_CALL(dgemm)(&no, &no, &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc FCONE FCONE);
+}
+
+// Upper triangle of C += A'A with A (k x n, leading dimension lda), C (n x n).
+inline void blas_syrk_upper(int n, int k, const double* a, int lda, double* c, int ldc) {
+  const char upper = 'U', trans = 'T';
+  const double one = 1.0;
+  F77_CALL(dsyrk)(&upper, &trans, &n, &k, &one, a, &lda, &one, c, &ldc FCONE FCONE);
 }
 
 }  // namespace kitchen_glue

@@ -1,0 +1,338 @@
+#' Ridge regression on random features
+#'
+#' Fits the linear machine of Rahimi and Recht (2007, section 5) on the
+#' features of a [rff()] map (or any dense `kitchen_map`): ridge regression
+#' of `y` on `z(x)`, which approximates kernel ridge regression with the
+#' map's kernel at a cost linear in the number of rows.
+#'
+#' The feature matrix is never held in memory: rows are featurised in blocks
+#' of `block_size` (in parallel), and each block is added to the sufficient
+#' statistics `Z'Z`, `Z'y`, the column sums and `y'y`. `Z'Z` goes to R's
+#' BLAS (`dsyrk`) when it is an optimised one, and to multithreaded Eigen
+#' code otherwise (see `options(kitchen.gemm)`). The intercept is not
+#' penalised: features and responses are centred.
+#'
+#' With `lambda = "gcv"` (the default) or a vector of values, one symmetric
+#' eigendecomposition of the centred `Z'Z` gives the generalised
+#' cross-validation score of every candidate exactly, at O(D) each, and the
+#' candidate with the lowest score is kept. A single number is used as given
+#' (solved by Cholesky, no score).
+#'
+#' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
+#' squares, as in the paper; `predict(type = "class")` returns the level with
+#' the largest response.
+#'
+#' @param x Training data: a numeric matrix, a numeric data frame or a
+#'   `Matrix::dgCMatrix`; or, for the formula method, a formula.
+#' @param y Response: a numeric vector, a numeric matrix (several responses
+#'   fitted at once) or a factor (classification).
+#' @param features A feature map built on the training data (for example
+#'   `rff(x, 1000)`), or the name of one (`"rff"`), built from `x` with the
+#'   arguments in `...` (defaults: 1000 features).
+#' @param lambda `"gcv"`, a positive number, or a vector of non-negative
+#'   candidates scored by GCV.
+#' @param n_threads Number of threads, or `NULL` for the default (see
+#'   [kitchen_threads()]).
+#' @param verbose Show a progress bar while the data are read.
+#' @param block_size Rows featurised at a time; memory use is about
+#'   `block_size * n_features * 8` bytes. Results do not depend on it beyond
+#'   rounding.
+#' @param ... Arguments for the map constructor when `features` is a name.
+#' @return An object of class `kitchen_krr`: a plain list with the map,
+#'   `coefficients` (a `n_features x k` matrix), `intercept`, `lambda`, the
+#'   candidates with their scores (`path`), response information, training
+#'   figures, timings and the call. It can be saved with [saveRDS()].
+#' @seealso [predict.kitchen_krr()], [rff()].
+#' @export
+#' @examples
+#' set.seed(1)
+#' x <- matrix(runif(2000 * 2, -3, 3), 2000, 2)
+#' y <- sin(x[, 1]) * cos(x[, 2]) + rnorm(2000, sd = 0.1)
+#' fit <- krr_fit(x, y, rff(x, 300, sigma = 1, seed = 1), n_threads = 2)
+#' fit
+#' sqrt(mean((predict(fit, x) - y)^2))
+#'
+#' # Classification, with the formula interface
+#' fit <- krr_fit(Species ~ ., iris, features = "rff", n_features = 200,
+#'                seed = 1, n_threads = 2)
+#' table(predict(fit, iris, type = "class"), iris$Species)
+krr_fit <- function(x, ...) UseMethod("krr_fit")
+
+#' @rdname krr_fit
+#' @param data A data frame for the formula method.
+#' @export
+krr_fit.formula <- function(x, data, features = "rff", ...) {
+  call <- match.call()
+  frame <- stats::model.frame(x, data, na.action = stats::na.pass)
+  terms <- stats::terms(frame)
+  y <- stats::model.response(frame)
+  design <- stats::model.matrix(terms, frame)
+  design <- design[, colnames(design) != "(Intercept)", drop = FALSE]
+  fit <- krr_fit.default(design, y, features = features, ...)
+  fit$terms <- terms
+  fit$xlevels <- stats::.getXlevels(terms, frame)
+  fit$call <- call
+  fit
+}
+
+#' @rdname krr_fit
+#' @export
+krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", n_threads = NULL,
+                            verbose = interactive(), block_size = 4096, ...) {
+  call <- match.call()
+  x <- as_data_matrix(x, allow_sparse = TRUE)
+  response <- krr_response(y, nrow(x))
+  check_lambda(lambda)
+  check_flag(verbose)
+  check_count(block_size)
+  n_threads <- resolve_threads(n_threads)
+  map <- krr_features(features, x, ...)
+
+  started <- proc.time()[["elapsed"]]
+  stats <- krr_statistics(map, x, response$y, block_size, n_threads, verbose)
+  read <- proc.time()[["elapsed"]]
+  solution <- krr_solve(stats, lambda)
+  solved <- proc.time()[["elapsed"]]
+
+  structure(list(
+    map = map,
+    coefficients = solution$coefficients,
+    intercept = solution$intercept,
+    lambda = solution$lambda,
+    path = solution$path,
+    response = response[c("type", "levels", "names")],
+    n = nrow(x),
+    training_rmse = solution$training_rmse,
+    time = c(features_and_gram = read - started, solve = solved - read),
+    col_names = colnames(x),
+    call = call
+  ), class = "kitchen_krr")
+}
+
+# The response as a numeric n x k matrix, with how to map predictions back.
+krr_response <- function(y, n, call = rlang::caller_env()) {
+  if (is.factor(y)) {
+    y <- droplevels(y)
+    if (anyNA(y)) abort_arg("{.arg y} must not contain NA values.", call = call)
+    levels <- levels(y)
+    if (length(levels) < 2) {
+      abort_arg("{.arg y} must have at least two classes, not {length(levels)}.", call = call)
+    }
+    coded <- 2 * outer(as.integer(y), seq_along(levels), "==") - 1
+    colnames(coded) <- levels
+    out <- list(y = coded, type = "class", levels = levels, names = levels)
+  } else {
+    if (!(is.double(y) || is.integer(y)) || is.object(y) || length(dim(y)) > 2L) {
+      abort_arg("{.arg y} must be a numeric vector or matrix, or a factor for classification, not {.obj_type_friendly {y}}.",
+                call = call)
+    }
+    y <- as.matrix(y)
+    storage.mode(y) <- "double"
+    check_finite(y, arg = "y", call = call)
+    out <- list(y = y, type = if (ncol(y) == 1) "vector" else "matrix",
+                levels = NULL, names = colnames(y))
+  }
+  if (nrow(out$y) != n) {
+    abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(out$y)}.",
+              call = call)
+  }
+  out
+}
+
+check_lambda <- function(lambda, call = rlang::caller_env()) {
+  if (identical(lambda, "gcv")) return(invisible(lambda))
+  if (!is.numeric(lambda) || length(lambda) < 1 || anyNA(lambda) ||
+      any(!is.finite(lambda)) || any(lambda < 0) ||
+      (length(lambda) == 1 && lambda <= 0)) {
+    abort_arg("{.arg lambda} must be {.val gcv}, a positive number or a vector of non-negative numbers.",
+              call = call)
+  }
+  invisible(lambda)
+}
+
+# The map to fit with: given, or built from x by name.
+krr_features <- function(features, x, ..., call = rlang::caller_env()) {
+  if (inherits(features, "kitchen_map")) {
+    if (...length()) {
+      abort_arg("Arguments in {.arg ...} are for building a map by name; {.arg features} is already a map.",
+                call = call)
+    }
+    return(features)
+  }
+  builders <- c("rff", "fastfood")
+  available <- builders[vapply(builders, exists, TRUE, envir = asNamespace("kitchen"), inherits = FALSE)]
+  if (!is.character(features) || length(features) != 1L || !features %in% available) {
+    abort_arg("{.arg features} must be a feature map or one of {.val {available}}.", call = call)
+  }
+  args <- list(...)
+  if (is.null(args$n_features)) args$n_features <- 1000
+  do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args))
+}
+
+# One pass over the rows: Z'Z, Z'y, column sums of Z and y, y'y.
+krr_statistics <- function(map, x, y, block_size, n_threads, verbose) {
+  n <- nrow(x)
+  starts <- seq(1, n, by = block_size)
+  dim <- map$n_features
+  gram <- matrix(0, dim, dim)
+  zy <- matrix(0, dim, ncol(y))
+  zsum <- numeric(dim)
+  blas <- use_blas()
+  if (verbose && length(starts) > 1) {
+    cli::cli_progress_bar("Reading rows", total = n, clear = TRUE)
+  }
+  for (start in starts) {
+    rows <- start:min(n, start + block_size - 1)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    gram <- gram_update_cpp(gram, z, blas, n_threads)
+    zy <- zy + crossprod(z, y[rows, , drop = FALSE])
+    zsum <- zsum + colSums(z)
+    if (verbose && length(starts) > 1) cli::cli_progress_update(set = max(rows))
+  }
+  list(gram = gram, zy = zy, zsum = zsum, ysum = colSums(y), yy = colSums(y^2), n = n)
+}
+
+# Ridge solution with an unpenalised intercept from the sufficient statistics.
+krr_solve <- function(stats, lambda) {
+  n <- stats$n
+  zbar <- stats$zsum / n
+  ybar <- stats$ysum / n
+  gram <- stats$gram - n * tcrossprod(zbar)          # centred Z'Z
+  zy <- stats$zy - n * tcrossprod(zbar, ybar)        # centred Z'y
+  yy <- stats$yy - n * ybar^2                        # centred y'y, per response
+  dim <- nrow(gram)
+
+  if (is.numeric(lambda) && length(lambda) == 1) {
+    factor <- chol(gram + diag(lambda, dim))
+    w <- backsolve(factor, forwardsolve(t(factor), zy))
+    path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
+  } else {
+    decomposition <- eigen(gram, symmetric = TRUE)
+    values <- pmax(decomposition$values, 0)
+    rotated <- crossprod(decomposition$vectors, zy)  # V'Z'y, dim x k
+    if (identical(lambda, "gcv")) lambda <- default_lambdas(values)
+    path <- gcv_path(values, rotated, yy, n, lambda)
+    lambda <- path$lambda[which.min(path$gcv)]
+    w <- decomposition$vectors %*% (rotated / (values + lambda))
+  }
+  colnames(w) <- colnames(zy)
+  rss <- yy - 2 * colSums(w * zy) + colSums(w * (gram %*% w))
+  list(coefficients = w, intercept = drop(ybar - crossprod(w, zbar)), lambda = lambda,
+       path = path, training_rmse = sqrt(pmax(rss, 0) / n))
+}
+
+# 50 candidates spanning ten decades below the mean eigenvalue of Z'Z.
+default_lambdas <- function(values) {
+  scale <- max(mean(values), .Machine$double.eps)
+  scale * 10^seq(1, -9, length.out = 50)
+}
+
+# GCV(lambda) = n RSS / (n - df)^2 summed over responses, with df counting
+# the intercept; everything from the eigenvalues e and c = V'Z'y:
+# RSS = y'y - sum c^2 (e + 2 lambda) / (e + lambda)^2, df = 1 + sum e / (e + lambda).
+gcv_path <- function(values, rotated, yy, n, lambdas) {
+  c2 <- rowSums(rotated^2)
+  scores <- vapply(lambdas, function(l) {
+    shrink <- values + l
+    rss <- sum(yy) - sum(c2 * (values + 2 * l) / shrink^2)
+    df <- 1 + sum(values / shrink)
+    c(df, n * max(rss, 0) / (n - df)^2)
+  }, numeric(2))
+  data.frame(lambda = lambdas, df = scores[1, ], gcv = scores[2, ])
+}
+
+#' Predictions from a random-feature ridge regression
+#'
+#' @param object A fit from [krr_fit()].
+#' @param newdata New data with the training columns (matched by name when
+#'   the training data had names); a data frame for formula fits.
+#' @param type `"response"` for the fitted values (a vector for a single
+#'   response, else a matrix with one column per response or class), or
+#'   `"class"` for the predicted class of a classification fit.
+#' @param n_threads Number of threads, or `NULL` for the default.
+#' @param block_size Rows featurised at a time.
+#' @param ... Not used.
+#' @export
+predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
+                                n_threads = NULL, block_size = 4096, ...) {
+  type <- rlang::arg_match(type)
+  if (type == "class" && object$response$type != "class") {
+    abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
+  }
+  if (!is.null(object$terms)) {
+    terms <- stats::delete.response(object$terms)
+    frame <- stats::model.frame(terms, newdata, na.action = stats::na.pass,
+                                xlev = object$xlevels)
+    newdata <- stats::model.matrix(terms, frame)
+    newdata <- newdata[, colnames(newdata) != "(Intercept)", drop = FALSE]
+  }
+  newdata <- map_input(object$map, newdata)
+  n_threads <- resolve_threads(n_threads)
+  check_count(block_size)
+  n <- nrow(newdata)
+  out <- matrix(0, n, ncol(object$coefficients), dimnames = list(rownames(newdata), object$response$names))
+  for (start in seq(1, max(n, 1), by = block_size)) {
+    rows <- start:min(n, start + block_size - 1)
+    if (n == 0) break
+    z <- predict(object$map, newdata[rows, , drop = FALSE], n_threads = n_threads)
+    out[rows, ] <- z %*% object$coefficients
+  }
+  out <- sweep(out, 2, object$intercept, "+")
+  if (type == "class") {
+    return(factor(object$response$levels[max.col(out, ties.method = "first")],
+                  levels = object$response$levels))
+  }
+  if (object$response$type == "vector") drop(out) else out
+}
+
+#' @export
+print.kitchen_krr <- function(x, ...) {
+  cat("<kitchen ridge regression on random features>\n")
+  task <- if (x$response$type == "class") {
+    sprintf("classification, %d classes (one-vs-rest)", length(x$response$levels))
+  } else sprintf("regression, %d response%s", ncol(x$coefficients),
+                 if (ncol(x$coefficients) > 1) "s" else "")
+  print_map_fields(c(
+    task = task,
+    features = sprintf("%s, %d features, %s", class(x$map)[1], x$map$n_features,
+                       kernel_label(x$map$kernel)),
+    rows = x$n,
+    lambda = format(x$lambda, digits = 4),
+    "chosen by" = if (nrow(x$path) > 1) sprintf("GCV over %d candidates", nrow(x$path)) else "given"))
+  invisible(x)
+}
+
+#' @export
+summary.kitchen_krr <- function(object, ...) {
+  chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
+  structure(list(fit = object, gcv = chosen$gcv, df = chosen$df),
+            class = "summary.kitchen_krr")
+}
+
+#' @export
+print.summary.kitchen_krr <- function(x, ...) {
+  print(x$fit)
+  fit <- x$fit
+  print_map_fields(c(
+    "training RMSE" = paste(format(fit$training_rmse, digits = 4), collapse = ", "),
+    "GCV score" = if (is.na(x$gcv)) "-" else format(x$gcv, digits = 4),
+    "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
+    "time (s)" = sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])))
+  invisible(x)
+}
+
+#' @export
+coef.kitchen_krr <- function(object, ...) {
+  rbind("(Intercept)" = object$intercept, object$coefficients)
+}
+
+#' @export
+plot.kitchen_krr <- function(x, ...) {
+  if (nrow(x$path) < 2) {
+    abort_arg("This fit has a single {.arg lambda}: there is no path to plot.")
+  }
+  graphics::plot(x$path$lambda, x$path$gcv, log = "xy", type = "b", pch = 20,
+                 xlab = "lambda", ylab = "GCV score", ...)
+  graphics::abline(v = x$lambda, lty = 2)
+  invisible(x)
+}

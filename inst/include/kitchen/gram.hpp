@@ -1,0 +1,47 @@
+// Accumulating the Gram matrix G += Z'Z of a block of feature rows.
+//
+// G is split into fixed panels of columns; each panel is an independent
+// product, so panels can go to different threads and every entry is computed
+// the same way whatever the number of threads. Only the upper triangle is
+// computed (panel j holds rows 0 .. end of column range j); gram_symmetrize
+// copies it to the lower triangle at the end.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+#include <Eigen/Dense>
+
+namespace kitchen {
+
+constexpr std::size_t gram_panel_width = 128;
+
+inline std::size_t gram_n_panels(std::size_t dim) {
+  return (dim + gram_panel_width - 1) / gram_panel_width;
+}
+
+// G[0:end, begin:end] += Z[:, 0:end]' Z[:, begin:end] for panel p, where Z
+// is rows x dim (column stride ld_z) and G is dim x dim, column-major.
+inline void gram_panel_update(const double* z, std::size_t rows, std::size_t ld_z,
+                              std::size_t dim, std::size_t panel, double* g) {
+  using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+  using Stride = Eigen::OuterStride<>;
+  const std::size_t begin = panel * gram_panel_width;
+  const std::size_t end = std::min(dim, begin + gram_panel_width);
+  const Eigen::Index r = static_cast<Eigen::Index>(rows);
+  Eigen::Map<const Matrix, 0, Stride> left(z, r, static_cast<Eigen::Index>(end), Stride(ld_z));
+  Eigen::Map<const Matrix, 0, Stride> right(z + begin * ld_z, r,
+                                            static_cast<Eigen::Index>(end - begin), Stride(ld_z));
+  Eigen::Map<Matrix, 0, Stride> out(g + begin * dim, static_cast<Eigen::Index>(end),
+                                    static_cast<Eigen::Index>(end - begin), Stride(dim));
+  out.noalias() += left.transpose() * right;
+}
+
+// Copies the upper triangle of the dim x dim matrix g to its lower triangle.
+inline void gram_symmetrize(double* g, std::size_t dim) {
+  for (std::size_t j = 0; j < dim; ++j) {
+    for (std::size_t i = j + 1; i < dim; ++i) g[i + j * dim] = g[j + i * dim];
+  }
+}
+
+}  // namespace kitchen

@@ -1,0 +1,154 @@
+krr_toy <- function(n = 300, d = 3, seed = 1) {
+  set.seed(seed)
+  x <- matrix(runif(n * d, -2, 2), n, d)
+  y <- sin(2 * x[, 1]) + x[, 2]^2 / 2 + rnorm(n, sd = 0.1)
+  list(x = x, y = y)
+}
+
+# Centred ridge solution computed directly from the full feature matrix.
+direct_ridge <- function(z, y, lambda) {
+  zc <- scale(z, scale = FALSE)
+  yc <- y - mean(y)
+  w <- solve(crossprod(zc) + diag(lambda, ncol(z)), crossprod(zc, yc))
+  list(w = drop(w), b = mean(y) - sum(colMeans(z) * w))
+}
+
+test_that("a fixed lambda matches a direct dense ridge solve", {
+  toy <- krr_toy()
+  map <- rff(toy$x, 64, sigma = 1, seed = 2)
+  fit <- krr_fit(toy$x, toy$y, map, lambda = 0.5, n_threads = 1, block_size = 50)
+  ref <- direct_ridge(predict(map, toy$x), toy$y, 0.5)
+  expect_equal(drop(fit$coefficients), ref$w, tolerance = 1e-9)
+  expect_equal(fit$intercept, ref$b, tolerance = 1e-9)
+  expect_equal(predict(fit, toy$x), drop(predict(map, toy$x) %*% ref$w) + ref$b, tolerance = 1e-9)
+})
+
+test_that("GCV scores equal a brute-force computation with the hat matrix", {
+  toy <- krr_toy(n = 120)
+  map <- rff(toy$x, 40, sigma = 1, seed = 3)
+  lambdas <- c(0.01, 0.1, 1, 10)
+  fit <- krr_fit(toy$x, toy$y, map, lambda = lambdas, n_threads = 1)
+  z <- predict(map, toy$x)
+  zc <- scale(z, scale = FALSE)
+  n <- nrow(z)
+  brute <- vapply(lambdas, function(l) {
+    hat <- zc %*% solve(crossprod(zc) + diag(l, ncol(z)), t(zc)) + matrix(1 / n, n, n)
+    rss <- sum((toy$y - hat %*% toy$y)^2)
+    n * rss / (n - sum(diag(hat)))^2
+  }, 0)
+  expect_equal(fit$path$gcv, brute, tolerance = 1e-8)
+  expect_identical(fit$lambda, lambdas[which.min(brute)])
+  # The chosen fit is the direct solve at that lambda.
+  ref <- direct_ridge(z, toy$y, fit$lambda)
+  expect_equal(drop(fit$coefficients), ref$w, tolerance = 1e-8)
+})
+
+test_that("lambda = 'gcv' picks a sensible value from its grid and fits well", {
+  toy <- krr_toy(n = 1000)
+  fit <- krr_fit(toy$x, toy$y, rff(toy$x, 200, sigma = 1, seed = 4), n_threads = 2)
+  expect_identical(nrow(fit$path), 50L)
+  expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$gcv)])
+  expect_lt(sqrt(mean((predict(fit, toy$x) - toy$y)^2)), 0.2)
+  expect_equal(fit$training_rmse, sqrt(mean((predict(fit, toy$x) - toy$y)^2)), tolerance = 1e-6)
+})
+
+test_that("coefficients do not depend on threads, block size or the Gram path", {
+  toy <- krr_toy(n = 700)
+  map <- rff(toy$x, 300, sigma = 1, seed = 5)
+  base <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1, block_size = 4096)
+  for (threads in 1:2) for (block in c(64, 333)) {
+    other <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = threads, block_size = block)
+    expect_equal(other$coefficients, base$coefficients, tolerance = 1e-10)
+  }
+  expect_identical(krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 2)$coefficients,
+                   krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1)$coefficients)
+  for (gemm in c("blas", "eigen")) {
+    old <- options(kitchen.gemm = gemm)
+    other <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 2, block_size = 200)
+    options(old)
+    expect_equal(other$coefficients, base$coefficients, tolerance = 1e-10)
+  }
+})
+
+test_that("the Gram update equals crossprod on both paths", {
+  set.seed(6)
+  z <- matrix(rnorm(500 * 300), 500, 300)
+  g0 <- crossprod(matrix(rnorm(20 * 300), 20, 300))
+  for (blas in c(TRUE, FALSE)) {
+    expect_equal(kitchen:::gram_update_cpp(g0, z, blas, 2), g0 + crossprod(z), tolerance = 1e-12)
+  }
+  expect_identical(kitchen:::gram_update_cpp(g0, z, FALSE, 1), kitchen:::gram_update_cpp(g0, z, FALSE, 2))
+})
+
+test_that("classification separates a separable toy problem", {
+  set.seed(7)
+  centres <- rbind(c(-3, 0), c(3, 0), c(0, 4))
+  labels <- factor(rep(c("a", "b", "c"), each = 60))
+  x <- centres[as.integer(labels), ] + matrix(rnorm(360, sd = 0.5), 180, 2)
+  fit <- krr_fit(x, labels, rff(x, 200, sigma = 2, seed = 1), n_threads = 2)
+  pred <- predict(fit, x, type = "class")
+  expect_s3_class(pred, "factor")
+  expect_identical(levels(pred), c("a", "b", "c"))
+  expect_identical(pred, labels)
+  response <- predict(fit, x)
+  expect_identical(dim(response), c(180L, 3L))
+  expect_identical(colnames(response), c("a", "b", "c"))
+  expect_output(print(fit), "classification, 3 classes")
+})
+
+test_that("several responses are fitted at once", {
+  toy <- krr_toy(n = 200)
+  y2 <- cbind(first = toy$y, second = toy$x[, 3])
+  map <- rff(toy$x, 50, sigma = 1, seed = 8)
+  fit <- krr_fit(toy$x, y2, map, lambda = 0.3)
+  single <- krr_fit(toy$x, y2[, 2], map, lambda = 0.3)
+  expect_equal(fit$coefficients[, "second"], drop(single$coefficients), tolerance = 1e-10)
+  expect_identical(colnames(predict(fit, toy$x)), c("first", "second"))
+})
+
+test_that("the formula interface equals the matrix interface", {
+  toy <- krr_toy(n = 150)
+  df <- data.frame(a = toy$x[, 1], b = toy$x[, 2], c = toy$x[, 3], y = toy$y)
+  by_formula <- krr_fit(y ~ a + b + c, df, features = "rff", n_features = 40, sigma = 1,
+                        seed = 9, lambda = 0.2)
+  by_matrix <- krr_fit(as.matrix(df[, 1:3]), df$y, rff(as.matrix(df[, 1:3]), 40, sigma = 1, seed = 9),
+                       lambda = 0.2)
+  expect_equal(by_formula$coefficients, by_matrix$coefficients, tolerance = 1e-12)
+  expect_equal(predict(by_formula, df[1:5, ]), predict(by_matrix, as.matrix(df[1:5, 1:3])),
+               tolerance = 1e-12)
+})
+
+test_that("a fit survives saveRDS and prints, summarises, plots", {
+  toy <- krr_toy(n = 200)
+  fit <- krr_fit(toy$x, toy$y, "rff", n_features = 60, seed = 10)
+  path <- tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  again <- readRDS(path)
+  expect_identical(predict(again, toy$x), predict(fit, toy$x))
+  expect_output(print(fit), "GCV over 50 candidates")
+  expect_output(print(summary(fit)), "training RMSE")
+  expect_identical(dim(coef(fit)), c(61L, 1L))
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_no_error(plot(fit))
+})
+
+test_that("bad input is refused with clear errors", {
+  toy <- krr_toy(n = 50)
+  map <- rff(toy$x, 20, sigma = 1, seed = 1)
+  expect_error(krr_fit(toy$x, toy$y[-1], map), "one value per row of `x` \\(50\\), not 49")
+  y_na <- toy$y
+  y_na[3] <- NA
+  expect_error(krr_fit(toy$x, y_na, map), "`y` must not contain NA")
+  expect_error(krr_fit(toy$x, as.character(toy$y), map), "`y` must be a numeric vector")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = -1), "`lambda` must be")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = 0), "`lambda` must be")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = "cv2"), "`lambda` must be")
+  expect_error(krr_fit(toy$x, factor(rep("a", 50)), map), "at least two classes")
+  expect_error(krr_fit(toy$x, toy$y, "svm"), "`features` must be a feature map")
+  expect_error(krr_fit(toy$x, toy$y, map, n_features = 3), "already a map")
+  fit <- krr_fit(toy$x, toy$y, map, lambda = 1)
+  expect_error(predict(fit, toy$x, type = "class"), "classification fit")
+  expect_error(predict(fit, toy$x[, 1:2]), "must have 3 columns")
+  expect_error(plot(fit), "single `lambda`")
+})
