@@ -18,4 +18,5 @@
 #' @importFrom Rcpp sourceCpp
 #' @importFrom RcppParallel RcppParallelLibs defaultNumThreads
 #' @importFrom rlang caller_arg caller_env
+#' @importFrom stats predict
 "_PACKAGE"

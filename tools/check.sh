@@ -18,6 +18,11 @@ export _R_CHECK_SYSTEM_CLOCK_=false
 # asks for inconsolata.sty, which Debian ships only in the 500 MB
 # texlive-fonts-extra.
 export R_RD4PDF="${R_RD4PDF:-times,hyper}"
+# Debian's R compiles with -g: with its debug information the library alone
+# is over 5 MB, which check reports as a NOTE. R's install-time stripping
+# drops the debug information only (the symbol table stays for check's nm).
+export _R_SHLIB_STRIP_=true
+export R_STRIP_SHARED_LIB="strip --strip-debug"
 # Tests, examples and vignettes use at most 2 threads, as CRAN asks.
 export KITCHEN_NUM_THREADS=2
 
