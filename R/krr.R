@@ -18,6 +18,12 @@
 #' candidate with the lowest score is kept. A single number is used as given
 #' (solved by Cholesky, no score).
 #'
+#' `sigma` scores several bandwidths the same way: the map's random draws are
+#' kept and only rescaled for each candidate (so the score curve is smooth
+#' and the map's seed still reproduces the fit), each candidate costs one
+#' pass over the data, and the (sigma, lambda) pair with the lowest GCV score
+#' is kept.
+#'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper; `predict(type = "class")` returns the level with
 #' the largest response.
@@ -31,6 +37,10 @@
 #'   arguments in `...` (defaults: 1000 features).
 #' @param lambda `"gcv"`, a positive number, or a vector of non-negative
 #'   candidates scored by GCV.
+#' @param sigma `NULL` to keep the map's bandwidth; a vector of candidate
+#'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
+#'   and 4. Needs `lambda = "gcv"` or a vector of candidates, and a map
+#'   whose bandwidth can be rescaled (`rff()`).
 #' @param n_threads Number of threads, or `NULL` for the default (see
 #'   [kitchen_threads()]).
 #' @param verbose Show a progress bar while the data are read.
@@ -77,8 +87,8 @@ krr_fit.formula <- function(x, data, features = "rff", ...) {
 
 #' @rdname krr_fit
 #' @export
-krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", n_threads = NULL,
-                            verbose = interactive(), block_size = 4096, ...) {
+krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL,
+                            n_threads = NULL, verbose = interactive(), block_size = 4096, ...) {
   call <- match.call()
   x <- as_data_matrix(x, allow_sparse = TRUE)
   response <- krr_response(y, nrow(x))
@@ -87,12 +97,26 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", n_threads = 
   check_count(block_size)
   n_threads <- resolve_threads(n_threads)
   map <- krr_features(features, x, ...)
+  sigmas <- bandwidth_candidates(sigma, map, lambda)
 
   started <- proc.time()[["elapsed"]]
-  stats <- krr_statistics(map, x, response$y, block_size, n_threads, verbose)
-  read <- proc.time()[["elapsed"]]
-  solution <- krr_solve(stats, lambda)
+  read <- 0
+  fits <- lapply(sigmas, function(s) {
+    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
+    begin <- proc.time()[["elapsed"]]
+    stats <- krr_statistics(candidate, x, response$y, block_size, n_threads, verbose)
+    read <<- read + proc.time()[["elapsed"]] - begin
+    list(map = candidate, solution = krr_solve(stats, lambda))
+  })
+  scores <- vapply(fits, function(f) min(f$solution$path$gcv), 0)
+  best <- if (length(fits) > 1) which.min(scores) else 1L
+  map <- fits[[best]]$map
+  solution <- fits[[best]]$solution
   solved <- proc.time()[["elapsed"]]
+  sigma_path <- if (length(fits) > 1) {
+    data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
+               lambda = vapply(fits, function(f) f$solution$lambda, 0), gcv = scores)
+  }
 
   structure(list(
     map = map,
@@ -100,10 +124,11 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", n_threads = 
     intercept = solution$intercept,
     lambda = solution$lambda,
     path = solution$path,
+    sigma_path = sigma_path,
     response = response[c("type", "levels", "names")],
     n = nrow(x),
     training_rmse = solution$training_rmse,
-    time = c(features_and_gram = read - started, solve = solved - read),
+    time = c(features_and_gram = read, solve = solved - started - read),
     col_names = colnames(x),
     call = call
   ), class = "kitchen_krr")
@@ -148,6 +173,34 @@ check_lambda <- function(lambda, call = rlang::caller_env()) {
               call = call)
   }
   invisible(lambda)
+}
+
+# The bandwidths to try: list(NULL) to keep the map's own.
+bandwidth_candidates <- function(sigma, map, lambda, call = rlang::caller_env()) {
+  if (is.null(sigma)) return(list(NULL))
+  if (identical(sigma, "auto")) {
+    sigma <- map$kernel$sigma * 2^(-2:2)
+  } else if (!is.numeric(sigma) || length(sigma) < 1 || anyNA(sigma) ||
+             any(!is.finite(sigma)) || any(sigma <= 0)) {
+    abort_arg("{.arg sigma} must be {.code NULL}, {.val auto} or a vector of positive numbers.",
+              call = call)
+  }
+  if (length(sigma) > 1 && is.numeric(lambda) && length(lambda) == 1) {
+    abort_arg("Several {.arg sigma} candidates are scored by GCV: {.arg lambda} must be {.val gcv} or a vector, not one number.",
+              call = call)
+  }
+  as.list(as.numeric(sigma))
+}
+
+# The same map with another bandwidth: the random draws are kept, rescaled.
+rescale_bandwidth <- function(map, sigma, call = rlang::caller_env()) {
+  if (!inherits(map, "kitchen_rff")) {
+    abort_arg("Choosing {.arg sigma} in {.fn krr_fit} is not available for {.cls {class(map)[1]}} maps.",
+              call = call)
+  }
+  map$projection <- map$projection * (map$kernel$sigma / sigma)
+  map$kernel$sigma <- sigma
+  map
 }
 
 # The map to fit with: given, or built from x by name.
@@ -298,7 +351,8 @@ print.kitchen_krr <- function(x, ...) {
                        kernel_label(x$map$kernel)),
     rows = x$n,
     lambda = format(x$lambda, digits = 4),
-    "chosen by" = if (nrow(x$path) > 1) sprintf("GCV over %d candidates", nrow(x$path)) else "given"))
+    "chosen by" = if (nrow(x$path) > 1) sprintf("GCV over %d candidates%s", nrow(x$path),
+      if (is.null(x$sigma_path)) "" else sprintf(" and %d bandwidths", nrow(x$sigma_path))) else "given"))
   invisible(x)
 }
 

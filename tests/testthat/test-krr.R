@@ -152,3 +152,27 @@ test_that("bad input is refused with clear errors", {
   expect_error(predict(fit, toy$x[, 1:2]), "must have 3 columns")
   expect_error(plot(fit), "single `lambda`")
 })
+
+test_that("sigma candidates reuse the map's draws and keep the best GCV pair", {
+  toy <- krr_toy(n = 400)
+  map <- rff(toy$x, 100, sigma = 1, seed = 11)
+  fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 4), n_threads = 1)
+  expect_identical(nrow(fit$sigma_path), 3L)
+  best <- which.min(fit$sigma_path$gcv)
+  expect_identical(fit$map$kernel$sigma, fit$sigma_path$sigma[best])
+  # Same as fitting the rescaled map directly.
+  rescaled <- map
+  rescaled$projection <- map$projection / fit$map$kernel$sigma
+  rescaled$kernel$sigma <- fit$map$kernel$sigma
+  direct <- krr_fit(toy$x, toy$y, rescaled, n_threads = 1)
+  expect_equal(fit$coefficients, direct$coefficients, tolerance = 1e-10)
+  expect_equal(min(direct$path$gcv), min(fit$sigma_path$gcv), tolerance = 1e-10)
+  # A rescaled map equals a map built with that sigma and the same seed.
+  built <- rff(toy$x, 100, sigma = fit$map$kernel$sigma, seed = 11)
+  expect_equal(fit$map$projection, built$projection, tolerance = 1e-14)
+  auto <- krr_fit(toy$x, toy$y, map, sigma = "auto")
+  expect_equal(auto$sigma_path$sigma, 2^(-2:2))
+  expect_output(print(auto), "and 5 bandwidths")
+  expect_error(krr_fit(toy$x, toy$y, map, sigma = c(1, 2), lambda = 1), "must be \"gcv\" or a vector")
+  expect_error(krr_fit(toy$x, toy$y, map, sigma = -1), "`sigma` must be")
+})
