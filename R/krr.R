@@ -16,7 +16,10 @@
 #' eigendecomposition of the centred `Z'Z` gives the generalised
 #' cross-validation score of every candidate exactly, at O(D) each, and the
 #' candidate with the lowest score is kept. A single number is used as given
-#' (solved by Cholesky, no score).
+#' (solved by Cholesky, no score). With `lambda = "cv"`, the same candidates
+#' are scored by K-fold cross-validation instead: per-fold sufficient
+#' statistics are gathered in the same single pass, and each fold's
+#' validation error is computed from them exactly, with no second pass.
 #'
 #' `sigma` scores several bandwidths the same way: the map's random draws are
 #' kept and only rescaled for each candidate (so the score curve is smooth
@@ -35,8 +38,11 @@
 #' @param features A feature map built on the training data (for example
 #'   `rff(x, 1000)`), or the name of one (`"rff"`), built from `x` with the
 #'   arguments in `...` (defaults: 1000 features).
-#' @param lambda `"gcv"`, a positive number, or a vector of non-negative
-#'   candidates scored by GCV.
+#' @param lambda `"gcv"`, `"cv"`, a positive number, or a vector of
+#'   non-negative candidates scored by GCV.
+#' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
+#'   folds at random (use [set.seed()] to reproduce), unless `folds` is given.
+#' @param folds Optional fold number of each row, for `lambda = "cv"`.
 #' @param sigma `NULL` to keep the map's bandwidth; a vector of candidate
 #'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
 #'   and 4. Needs `lambda = "gcv"` or a vector of candidates, and a map
@@ -88,7 +94,8 @@ krr_fit.formula <- function(x, data, features = "rff", ...) {
 #' @rdname krr_fit
 #' @export
 krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL,
-                            n_threads = NULL, verbose = interactive(), block_size = 4096, ...) {
+                            n_folds = 5, folds = NULL, n_threads = NULL,
+                            verbose = interactive(), block_size = 4096, ...) {
   call <- match.call()
   x <- as_data_matrix(x, allow_sparse = TRUE)
   response <- krr_response(y, nrow(x))
@@ -98,24 +105,26 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   n_threads <- resolve_threads(n_threads)
   map <- krr_features(features, x, ...)
   sigmas <- bandwidth_candidates(sigma, map, lambda)
+  if (identical(lambda, "cv")) folds <- krr_folds(folds, nrow(x), n_folds) else folds <- NULL
 
   started <- proc.time()[["elapsed"]]
   read <- 0
   fits <- lapply(sigmas, function(s) {
     candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
     begin <- proc.time()[["elapsed"]]
-    stats <- krr_statistics(candidate, x, response$y, block_size, n_threads, verbose)
+    stats <- krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds)
     read <<- read + proc.time()[["elapsed"]] - begin
     list(map = candidate, solution = krr_solve(stats, lambda))
   })
-  scores <- vapply(fits, function(f) min(f$solution$path$gcv), 0)
+  score <- if (is.null(folds)) "gcv" else "cv"
+  scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
   best <- if (length(fits) > 1) which.min(scores) else 1L
   map <- fits[[best]]$map
   solution <- fits[[best]]$solution
   solved <- proc.time()[["elapsed"]]
   sigma_path <- if (length(fits) > 1) {
     data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
-               lambda = vapply(fits, function(f) f$solution$lambda, 0), gcv = scores)
+               lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores)
   }
 
   structure(list(
@@ -125,6 +134,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
     lambda = solution$lambda,
     path = solution$path,
     sigma_path = sigma_path,
+    n_folds = if (!is.null(folds)) max(folds),
     response = response[c("type", "levels", "names")],
     n = nrow(x),
     training_rmse = solution$training_rmse,
@@ -165,11 +175,11 @@ krr_response <- function(y, n, call = rlang::caller_env()) {
 }
 
 check_lambda <- function(lambda, call = rlang::caller_env()) {
-  if (identical(lambda, "gcv")) return(invisible(lambda))
+  if (identical(lambda, "gcv") || identical(lambda, "cv")) return(invisible(lambda))
   if (!is.numeric(lambda) || length(lambda) < 1 || anyNA(lambda) ||
       any(!is.finite(lambda)) || any(lambda < 0) ||
       (length(lambda) == 1 && lambda <= 0)) {
-    abort_arg("{.arg lambda} must be {.val gcv}, a positive number or a vector of non-negative numbers.",
+    abort_arg("{.arg lambda} must be {.val gcv}, {.val cv}, a positive number or a vector of non-negative numbers.",
               call = call)
   }
   invisible(lambda)
@@ -186,7 +196,7 @@ bandwidth_candidates <- function(sigma, map, lambda, call = rlang::caller_env())
               call = call)
   }
   if (length(sigma) > 1 && is.numeric(lambda) && length(lambda) == 1) {
-    abort_arg("Several {.arg sigma} candidates are scored by GCV: {.arg lambda} must be {.val gcv} or a vector, not one number.",
+    abort_arg("Several {.arg sigma} candidates are scored with lambda: {.arg lambda} must be {.val gcv}, {.val cv} or a vector, not one number.",
               call = call)
   }
   as.list(as.numeric(sigma))
@@ -222,27 +232,52 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
   do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args))
 }
 
-# One pass over the rows: Z'Z, Z'y, column sums of Z and y, y'y.
-krr_statistics <- function(map, x, y, block_size, n_threads, verbose) {
+# One pass over the rows: Z'Z, Z'y, column sums of Z and y, y'y; with
+# `folds`, the same statistics per fold too (their sum is the total).
+krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NULL) {
   n <- nrow(x)
   starts <- seq(1, n, by = block_size)
-  dim <- map$n_features
-  gram <- matrix(0, dim, dim)
-  zy <- matrix(0, dim, ncol(y))
-  zsum <- numeric(dim)
   blas <- use_blas()
+  empty <- empty_statistics(map$n_features, ncol(y))
+  per_fold <- if (!is.null(folds)) rep(list(empty), max(folds))
+  total <- empty
   if (verbose && length(starts) > 1) {
     cli::cli_progress_bar("Reading rows", total = n, clear = TRUE)
   }
   for (start in starts) {
     rows <- start:min(n, start + block_size - 1)
     z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
-    gram <- gram_update_cpp(gram, z, blas, n_threads)
-    zy <- zy + crossprod(z, y[rows, , drop = FALSE])
-    zsum <- zsum + colSums(z)
+    yb <- y[rows, , drop = FALSE]
+    if (is.null(folds)) {
+      total <- add_statistics(total, z, yb, blas, n_threads)
+    } else {
+      for (k in unique(folds[rows])) {
+        mine <- folds[rows] == k
+        per_fold[[k]] <- add_statistics(per_fold[[k]], z[mine, , drop = FALSE],
+                                        yb[mine, , drop = FALSE], blas, n_threads)
+      }
+    }
     if (verbose && length(starts) > 1) cli::cli_progress_update(set = max(rows))
   }
-  list(gram = gram, zy = zy, zsum = zsum, ysum = colSums(y), yy = colSums(y^2), n = n)
+  if (!is.null(folds)) total <- Reduce(sum_statistics, per_fold)
+  total$folds <- per_fold
+  total
+}
+
+empty_statistics <- function(dim, k) {
+  list(gram = matrix(0, dim, dim), zy = matrix(0, dim, k), zsum = numeric(dim),
+       ysum = numeric(k), yy = numeric(k), n = 0)
+}
+
+add_statistics <- function(stats, z, y, blas, n_threads) {
+  list(gram = gram_update_cpp(stats$gram, z, blas, n_threads),
+       zy = stats$zy + crossprod(z, y), zsum = stats$zsum + colSums(z),
+       ysum = stats$ysum + colSums(y), yy = stats$yy + colSums(y^2), n = stats$n + nrow(z))
+}
+
+sum_statistics <- function(a, b, sign = 1) {
+  fields <- c("gram", "zy", "zsum", "ysum", "yy", "n")
+  stats::setNames(lapply(fields, function(f) a[[f]] + sign * b[[f]]), fields)
 }
 
 # Ridge solution with an unpenalised intercept from the sufficient statistics.
@@ -263,9 +298,11 @@ krr_solve <- function(stats, lambda) {
     decomposition <- eigen(gram, symmetric = TRUE)
     values <- pmax(decomposition$values, 0)
     rotated <- crossprod(decomposition$vectors, zy)  # V'Z'y, dim x k
-    if (identical(lambda, "gcv")) lambda <- default_lambdas(values)
+    by_cv <- identical(lambda, "cv")
+    if (by_cv || identical(lambda, "gcv")) lambda <- default_lambdas(values)
     path <- gcv_path(values, rotated, yy, n, lambda)
-    lambda <- path$lambda[which.min(path$gcv)]
+    if (by_cv) path$cv <- cv_path(stats, lambda)
+    lambda <- path$lambda[which.min(if (by_cv) path$cv else path$gcv)]
     w <- decomposition$vectors %*% (rotated / (values + lambda))
   }
   colnames(w) <- colnames(zy)
@@ -351,7 +388,8 @@ print.kitchen_krr <- function(x, ...) {
                        kernel_label(x$map$kernel)),
     rows = x$n,
     lambda = format(x$lambda, digits = 4),
-    "chosen by" = if (nrow(x$path) > 1) sprintf("GCV over %d candidates%s", nrow(x$path),
+    "chosen by" = if (nrow(x$path) > 1) sprintf("%s over %d candidates%s",
+      if (is.null(x$path$cv)) "GCV" else sprintf("%d-fold CV", x$n_folds), nrow(x$path),
       if (is.null(x$sigma_path)) "" else sprintf(" and %d bandwidths", nrow(x$sigma_path))) else "given"))
   invisible(x)
 }
@@ -359,7 +397,7 @@ print.kitchen_krr <- function(x, ...) {
 #' @export
 summary.kitchen_krr <- function(object, ...) {
   chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
-  structure(list(fit = object, gcv = chosen$gcv, df = chosen$df),
+  structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df),
             class = "summary.kitchen_krr")
 }
 
@@ -370,6 +408,7 @@ print.summary.kitchen_krr <- function(x, ...) {
   print_map_fields(c(
     "training RMSE" = paste(format(fit$training_rmse, digits = 4), collapse = ", "),
     "GCV score" = if (is.na(x$gcv)) "-" else format(x$gcv, digits = 4),
+    "CV mean squared error" = if (is.null(x$cv)) "-" else format(x$cv, digits = 4),
     "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
     "time (s)" = sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])))
   invisible(x)

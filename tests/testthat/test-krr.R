@@ -158,7 +158,7 @@ test_that("sigma candidates reuse the map's draws and keep the best GCV pair", {
   map <- rff(toy$x, 100, sigma = 1, seed = 11)
   fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 4), n_threads = 1)
   expect_identical(nrow(fit$sigma_path), 3L)
-  best <- which.min(fit$sigma_path$gcv)
+  best <- which.min(fit$sigma_path$score)
   expect_identical(fit$map$kernel$sigma, fit$sigma_path$sigma[best])
   # Same as fitting the rescaled map directly.
   rescaled <- map
@@ -166,13 +166,44 @@ test_that("sigma candidates reuse the map's draws and keep the best GCV pair", {
   rescaled$kernel$sigma <- fit$map$kernel$sigma
   direct <- krr_fit(toy$x, toy$y, rescaled, n_threads = 1)
   expect_equal(fit$coefficients, direct$coefficients, tolerance = 1e-10)
-  expect_equal(min(direct$path$gcv), min(fit$sigma_path$gcv), tolerance = 1e-10)
+  expect_equal(min(direct$path$gcv), min(fit$sigma_path$score), tolerance = 1e-10)
   # A rescaled map equals a map built with that sigma and the same seed.
   built <- rff(toy$x, 100, sigma = fit$map$kernel$sigma, seed = 11)
   expect_equal(fit$map$projection, built$projection, tolerance = 1e-14)
   auto <- krr_fit(toy$x, toy$y, map, sigma = "auto")
   expect_equal(auto$sigma_path$sigma, 2^(-2:2))
   expect_output(print(auto), "and 5 bandwidths")
-  expect_error(krr_fit(toy$x, toy$y, map, sigma = c(1, 2), lambda = 1), "must be \"gcv\" or a vector")
+  expect_error(krr_fit(toy$x, toy$y, map, sigma = c(1, 2), lambda = 1), "must be \"gcv\", \"cv\" or a vector")
   expect_error(krr_fit(toy$x, toy$y, map, sigma = -1), "`sigma` must be")
+})
+
+test_that("K-fold CV scores equal explicit refits on the other folds", {
+  toy <- krr_toy(n = 150)
+  map <- rff(toy$x, 30, sigma = 1, seed = 12)
+  folds <- rep_len(1:3, 150)
+  fit <- krr_fit(toy$x, toy$y, map, lambda = "cv", folds = folds, block_size = 40)
+  z <- predict(map, toy$x)
+  lambdas <- fit$path$lambda[c(1, 20, 35, 50)]
+  explicit <- vapply(lambdas, function(l) {
+    sum(vapply(1:3, function(k) {
+      ref <- direct_ridge(z[folds != k, ], toy$y[folds != k], l)
+      sum((toy$y[folds == k] - z[folds == k, ] %*% ref$w - ref$b)^2)
+    }, 0)) / 150
+  }, 0)
+  expect_equal(fit$path$cv[c(1, 20, 35, 50)], explicit, tolerance = 1e-7)
+  expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
+  # The final fit uses all rows at the chosen lambda.
+  ref <- direct_ridge(z, toy$y, fit$lambda)
+  expect_equal(drop(fit$coefficients), ref$w, tolerance = 1e-8)
+  expect_output(print(fit), "3-fold CV over 50 candidates")
+  expect_output(print(summary(fit)), "CV mean squared error")
+  # Random folds follow set.seed().
+  set.seed(1)
+  a <- krr_fit(toy$x, toy$y, map, lambda = "cv", n_folds = 4)
+  set.seed(1)
+  b <- krr_fit(toy$x, toy$y, map, lambda = "cv", n_folds = 4)
+  expect_identical(a$path, b$path)
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = "cv", folds = rep(1, 150)), "at least two folds")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = "cv", folds = 1:3), "for each of the 150 rows")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = "cv", n_folds = 1), "`n_folds`")
 })
