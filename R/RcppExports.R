@@ -13,6 +13,10 @@ gram_update_cpp <- function(gram, z, use_blas, n_threads) {
     .Call(`_kitchen_gram_update_cpp`, gram, z, use_blas, n_threads)
 }
 
+gram_symmetrize_cpp <- function(gram) {
+    .Call(`_kitchen_gram_symmetrize_cpp`, gram)
+}
+
 kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }

@@ -259,7 +259,15 @@ krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NU
     }
     if (verbose && length(starts) > 1) cli::cli_progress_update(set = max(rows))
   }
-  if (!is.null(folds)) total <- Reduce(sum_statistics, per_fold)
+  if (!is.null(folds)) {
+    per_fold <- lapply(per_fold, function(s) {
+      s$gram <- gram_symmetrize_cpp(s$gram)
+      s
+    })
+    total <- Reduce(sum_statistics, per_fold)
+  } else {
+    total$gram <- gram_symmetrize_cpp(total$gram)
+  }
   total$folds <- per_fold
   total
 }

@@ -47,6 +47,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// gram_symmetrize_cpp
+Rcpp::NumericMatrix gram_symmetrize_cpp(Rcpp::NumericMatrix gram);
+RcppExport SEXP _kitchen_gram_symmetrize_cpp(SEXP gramSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_symmetrize_cpp(gram));
+    return rcpp_result_gen;
+END_RCPP
+}
 // kernel_matrix_cpp
 SEXP kernel_matrix_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool row_major, std::string kind, double sigma, int n_threads);
 RcppExport SEXP _kitchen_kernel_matrix_cpp(SEXP xSEXP, SEXP ySEXP, SEXP row_majorSEXP, SEXP kindSEXP, SEXP sigmaSEXP, SEXP n_threadsSEXP) {
@@ -94,6 +104,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 4},
+    {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 1},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},

@@ -7,8 +7,9 @@
 #include "kitchen/gram.hpp"
 #include "parallel_chunks.h"
 
-// gram: D x D (upper triangle used, lower filled on return); z: rows x D.
-// Returns a new matrix: the argument is not modified.
+// gram: D x D, of which only the upper triangle is read and updated; z:
+// rows x D. Returns a new matrix: the argument is not modified. Call
+// gram_symmetrize_cpp() once after the last block.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z,
                                     bool use_blas, int n_threads) {
@@ -28,6 +29,13 @@ Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatri
       });
     }
   }
-  kitchen::gram_symmetrize(g, dim);
+  return out;
+}
+
+// The matrix with its upper triangle copied to the lower one.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix gram_symmetrize_cpp(Rcpp::NumericMatrix gram) {
+  Rcpp::NumericMatrix out = Rcpp::clone(gram);
+  kitchen::gram_symmetrize(out.begin(), static_cast<std::size_t>(out.nrow()));
   return out;
 }

@@ -74,10 +74,13 @@ test_that("the Gram update equals crossprod on both paths", {
   set.seed(6)
   z <- matrix(rnorm(500 * 300), 500, 300)
   g0 <- crossprod(matrix(rnorm(20 * 300), 20, 300))
-  for (blas in c(TRUE, FALSE)) {
-    expect_equal(kitchen:::gram_update_cpp(g0, z, blas, 2), g0 + crossprod(z), tolerance = 1e-12)
+  update <- function(blas, threads) {
+    kitchen:::gram_symmetrize_cpp(kitchen:::gram_update_cpp(g0, z, blas, threads))
   }
-  expect_identical(kitchen:::gram_update_cpp(g0, z, FALSE, 1), kitchen:::gram_update_cpp(g0, z, FALSE, 2))
+  for (blas in c(TRUE, FALSE)) {
+    expect_equal(update(blas, 2), g0 + crossprod(z), tolerance = 1e-12)
+  }
+  expect_identical(update(FALSE, 1), update(FALSE, 2))
 })
 
 test_that("classification separates a separable toy problem", {
