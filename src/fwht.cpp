@@ -1,22 +1,21 @@
-// Glue for fwht(): R checks the arguments; here we copy, transform, return.
+// Glue for fwht(): R checks the arguments; here we transform and return.
 #include <Rcpp.h>
 
 #include <cmath>
 #include <cstddef>
-#include <cstring>
 #include <atomic>
 
-#include "kitchen/finite.hpp"
 #include "kitchen/fwht.hpp"
 #include "kitchen/huge_pages.hpp"
 #include "parallel_chunks.h"
 
 // x: a double vector or matrix (checked in R); every column has length
 // n_rows, a power of two. The result is a new vector with x's attributes.
-// Each column is copied, checked for NA/NaN/Inf and transformed by the same
-// thread while it is in cache, so neither the copy nor the check costs an
-// extra pass over memory. Returns NULL if x has a non-finite value, for R to
-// report where.
+// Each column is transformed out of place: the first pass of the transform
+// reads x and writes the result (no separate copy), checking x for
+// NA/NaN/Inf as it goes, and the last pass applies the normalisation, so a
+// column costs no pass over memory beyond the transform's own. Returns NULL
+// if x has a non-finite value, for R to report where.
 // [[Rcpp::export(rng = false)]]
 SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd) {
   const std::size_t n = static_cast<std::size_t>(n_rows);
@@ -37,15 +36,9 @@ SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd) {
   kitchen_glue::parallel_for_chunks(n_cols, cost_per_column, n_threads,
                                     [&](std::size_t begin, std::size_t end) {
     for (std::size_t j = begin; j < end; ++j) {
-      double* column = output + j * n;
-      std::memcpy(column, input + j * n, n * sizeof(double));
-      if (!kitchen::all_finite(column, n)) {
+      if (!kitchen::fwht_checked(input + j * n, output + j * n, n, level, scale)) {
         finite.store(false, std::memory_order_relaxed);
         return;
-      }
-      kitchen::fwht(column, n, level);
-      if (normalize) {
-        for (std::size_t i = 0; i < n; ++i) column[i] *= scale;
       }
     }
   });

@@ -126,3 +126,57 @@ test_that("bad normalize and n_threads are refused", {
   expect_error(fwht(1:4, n_threads = "2"), "`n_threads`")
   expect_error(fwht(1:4, n_threads = c(1, 2)), "`n_threads`")
 })
+
+test_that("normalize equals the transform times 1/sqrt(n), bitwise, on every SIMD level", {
+  set.seed(8)
+  for (k in c(0:8, 12, 16, 20)) {
+    n <- 2^k
+    x <- matrix(wild_values(n * 2), n, 2)
+    for (level in c("scalar", "avx2", "avx512")) {
+      expect_identical(with_simd(level, fwht(x, normalize = TRUE)),
+                       with_simd("scalar", fwht(x)) * (1 / sqrt(n)),
+                       info = paste(level, "n =", n))
+    }
+  }
+})
+
+test_that("the input is left unchanged on every SIMD level and thread count", {
+  set.seed(9)
+  for (n in 2^c(0, 3, 6, 7, 10, 13, 17)) {
+    x <- matrix(wild_values(n * 3), n, 3)
+    saved <- x + 0
+    for (level in c("scalar", "avx2", "avx512")) {
+      for (threads in 1:2) {
+        with_simd(level, fwht(x, n_threads = threads))
+        with_simd(level, fwht(x, normalize = TRUE, n_threads = threads))
+        expect_identical(x, saved, info = paste(level, threads, "n =", n))
+      }
+    }
+  }
+})
+
+test_that("non-finite values are found anywhere, on every SIMD level and thread count", {
+  set.seed(10)
+  n <- 4096
+  for (level in c("scalar", "avx2", "avx512")) {
+    for (threads in 1:2) {
+      for (pos in c(1, 77, n, 5 * n + 1, 8 * n)) {
+        for (bad in list(NA_real_, NaN, Inf, -Inf)) {
+          x <- matrix(rnorm(n * 8), n, 8)
+          x[pos] <- bad
+          expect_error(with_simd(level, fwht(x, n_threads = threads)),
+                       paste0("Element ", format(pos, scientific = FALSE), " is"),
+                       info = paste(level, threads, pos))
+        }
+      }
+    }
+  }
+})
+
+test_that("finite input that overflows gives Inf, not an error", {
+  x <- c(1.7e308, 1.7e308, rep(0, 126))
+  for (level in c("scalar", "avx2", "avx512")) {
+    y <- with_simd(level, fwht(x))
+    expect_identical(y, rep(c(Inf, 0), 64), info = level)
+  }
+})

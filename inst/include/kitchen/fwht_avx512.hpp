@@ -74,21 +74,49 @@ KITCHEN_TARGET_AVX512 inline void avx512_cross(__m512d* v) {
   }
 }
 
-// Stages h = 1 .. 64 on 128 consecutive doubles (16 registers, 7 stages).
-KITCHEN_TARGET_AVX512_INLINE static inline void avx512_base(double* x) {
+// What the out-of-place transform does besides the butterflies: Check
+// accumulates a non-finite test of every input value in its first pass
+// (x - x is +0 for finite x, NaN for NA/NaN/+-Inf; the NaNs survive the OR),
+// Scale multiplies every output by a constant in its last pass. Both leave
+// the butterflies untouched, so the results stay bitwise those of the plain
+// transform (followed by the multiplication).
+struct avx512_extras {
+  __m512d bad;
+  __m512d scale;
+};
+
+template <bool Check>
+KITCHEN_TARGET_AVX512_INLINE inline __m512d avx512_load_in(const double* p, avx512_extras& e) {
+  const __m512d x = _mm512_loadu_pd(p);
+  if (Check) e.bad = _mm512_or_pd(e.bad, _mm512_sub_pd(x, x));
+  return x;
+}
+
+template <bool Scale>
+KITCHEN_TARGET_AVX512_INLINE inline __m512d avx512_scaled(__m512d x, const avx512_extras& e) {
+  return Scale ? _mm512_mul_pd(x, e.scale) : x;
+}
+
+// Stages h = 1 .. 64 on 128 consecutive doubles (16 registers, 7 stages),
+// read from `in` and written to `out` (which may be `in`).
+template <bool Check, bool Scale>
+KITCHEN_TARGET_AVX512_INLINE inline void avx512_base(const double* in, double* out,
+                                                     avx512_extras& e) {
   __m512d v[16];
 #pragma GCC unroll 16
-  for (std::size_t r = 0; r < 16; ++r) v[r] = avx512_stages_1_2_4(_mm512_loadu_pd(x + 8 * r));
+  for (std::size_t r = 0; r < 16; ++r)
+    v[r] = avx512_stages_1_2_4(avx512_load_in<Check>(in + 8 * r, e));
   avx512_cross<4>(v);
 #pragma GCC unroll 16
-  for (std::size_t r = 0; r < 16; ++r) _mm512_storeu_pd(x + 8 * r, v[r]);
+  for (std::size_t r = 0; r < 16; ++r) _mm512_storeu_pd(out + 8 * r, avx512_scaled<Scale>(v[r], e));
 }
 constexpr int avx512_log_base = 7;
 
 // K fused stages on the 2^K vectors at p, p + h, p + 2h, ...; only the
 // lanes in `mask` are read and written (the others compute on zeros).
-template <int K, bool Masked>
-KITCHEN_TARGET_AVX512_INLINE inline void avx512_column(double* p, std::size_t h, __mmask8 mask) {
+template <int K, bool Masked, bool Scale>
+KITCHEN_TARGET_AVX512_INLINE inline void avx512_column(double* p, std::size_t h, __mmask8 mask,
+                                                       const avx512_extras& e) {
   constexpr std::size_t R = std::size_t(1) << K;
   __m512d v[R];
 #pragma GCC unroll 16
@@ -97,8 +125,8 @@ KITCHEN_TARGET_AVX512_INLINE inline void avx512_column(double* p, std::size_t h,
   avx512_cross<K>(v);
 #pragma GCC unroll 16
   for (std::size_t r = 0; r < R; ++r) {
-    if (Masked) _mm512_mask_storeu_pd(p + r * h, mask, v[r]);
-    else _mm512_storeu_pd(p + r * h, v[r]);
+    if (Masked) _mm512_mask_storeu_pd(p + r * h, mask, avx512_scaled<Scale>(v[r], e));
+    else _mm512_storeu_pd(p + r * h, avx512_scaled<Scale>(v[r], e));
   }
 }
 
@@ -108,19 +136,20 @@ KITCHEN_TARGET_AVX512_INLINE inline void avx512_column(double* p, std::size_t h,
 // shifted to 64-byte boundaries: a masked head and tail handle the rest.
 // Aligned accesses matter because every unaligned 64-byte load or store
 // straddles two cache lines.
-template <int K>
-KITCHEN_TARGET_AVX512 inline void avx512_pass(double* x, std::size_t n, std::size_t h) {
+template <int K, bool Scale>
+KITCHEN_TARGET_AVX512 inline void avx512_pass(double* x, std::size_t n, std::size_t h,
+                                              const avx512_extras& e) {
   constexpr std::size_t R = std::size_t(1) << K;
   const unsigned mis = (reinterpret_cast<std::uintptr_t>(x) / sizeof(double)) % 8;
   for (std::size_t i = 0; i < n; i += h * R) {
     double* p = x + i;
     if (mis == 0) {
-      for (std::size_t j = 0; j < h; j += 8) avx512_column<K, false>(p + j, h, 0xFF);
+      for (std::size_t j = 0; j < h; j += 8) avx512_column<K, false, Scale>(p + j, h, 0xFF, e);
     } else {
       p -= mis;  // 64-byte aligned; lanes below `mis` belong to the previous block
-      avx512_column<K, true>(p, h, __mmask8(0xFF << mis));
-      for (std::size_t j = 8; j < h; j += 8) avx512_column<K, false>(p + j, h, 0xFF);
-      avx512_column<K, true>(p + h, h, __mmask8((1u << mis) - 1));
+      avx512_column<K, true, Scale>(p, h, __mmask8(0xFF << mis), e);
+      for (std::size_t j = 8; j < h; j += 8) avx512_column<K, false, Scale>(p + j, h, 0xFF, e);
+      avx512_column<K, true, Scale>(p + h, h, __mmask8((1u << mis) - 1), e);
     }
   }
 }
@@ -131,56 +160,77 @@ KITCHEN_TARGET_AVX512 inline void avx512_pass(double* x, std::size_t n, std::siz
 constexpr int avx512_leaf_fused = 4;
 constexpr int avx512_outer_fused = 3;
 
-KITCHEN_TARGET_AVX512 static inline void avx512_pass_k(double* x, std::size_t n, std::size_t h,
-                                                       int k) {
+template <bool Scale>
+KITCHEN_TARGET_AVX512 inline void avx512_pass_k(double* x, std::size_t n, std::size_t h, int k,
+                                                const avx512_extras& e) {
   switch (k) {
-    case 1: avx512_pass<1>(x, n, h); break;
-    case 2: avx512_pass<2>(x, n, h); break;
-    case 3: avx512_pass<3>(x, n, h); break;
-    default: avx512_pass<4>(x, n, h); break;
+    case 1: avx512_pass<1, Scale>(x, n, h, e); break;
+    case 2: avx512_pass<2, Scale>(x, n, h, e); break;
+    case 3: avx512_pass<3, Scale>(x, n, h, e); break;
+    default: avx512_pass<4, Scale>(x, n, h, e); break;
   }
 }
 
-// Whole transform of a block that fits in L1: base blocks, then the
-// remaining stages in passes of up to 4 fused stages.
-KITCHEN_TARGET_AVX512 static inline void avx512_leaf(double* x, std::size_t n) {
-  for (std::size_t i = 0; i < n; i += std::size_t(1) << avx512_log_base) avx512_base(x + i);
-  int done = avx512_log_base;
+// Whole transform of a block that fits in L1: base blocks (the first pass,
+// from `in` to `out`), then the remaining stages in passes of up to 4 fused
+// stages over `out`. Scale applies to the last pass only.
+template <bool Check, bool Scale>
+KITCHEN_TARGET_AVX512 inline void avx512_leaf(const double* in, double* out, std::size_t n,
+                                              avx512_extras& e) {
   const int total = log2_exact(n);
+  if (total == avx512_log_base) {
+    avx512_base<Check, Scale>(in, out, e);
+    return;
+  }
+  for (std::size_t i = 0; i < n; i += std::size_t(1) << avx512_log_base)
+    avx512_base<Check, false>(in + i, out + i, e);
+  int done = avx512_log_base;
   while (done < total) {
     const int k = split_stages(total - done, avx512_leaf_fused);
-    avx512_pass_k(x, n, std::size_t(1) << done, k);
+    if (done + k == total) avx512_pass_k<Scale>(out, n, std::size_t(1) << done, k, e);
+    else avx512_pass_k<false>(out, n, std::size_t(1) << done, k, e);
     done += k;
   }
 }
 
 // Cache-blocked recursion: transform the 2^K sub-blocks completely (they
 // fit in a cache level below), then fuse the top K stages in one pass.
-KITCHEN_TARGET_AVX512 static inline void avx512_recurse(double* x, std::size_t n) {
+// Every value of `in` is first read by a base block of its leaf.
+template <bool Check, bool Scale>
+KITCHEN_TARGET_AVX512 inline void avx512_recurse(const double* in, double* out, std::size_t n,
+                                                 avx512_extras& e) {
   const int total = log2_exact(n);
   if (total <= leaf_log2) {
-    avx512_leaf(x, n);
+    avx512_leaf<Check, Scale>(in, out, n, e);
     return;
   }
   const int k = split_stages(total - leaf_log2, avx512_outer_fused);
   const std::size_t sub = n >> k;
-  for (std::size_t b = 0; b < n; b += sub) avx512_recurse(x + b, sub);
-  avx512_pass_k(x, n, sub, k);
+  for (std::size_t b = 0; b < n; b += sub) avx512_recurse<Check, false>(in + b, out + b, sub, e);
+  avx512_pass_k<Scale>(out, n, sub, k, e);
 }
 
-// n a power of two, n >= avx512_min_n.
-KITCHEN_TARGET_AVX512 inline void fwht_avx512(double* x, std::size_t n) {
+// out = scale * H in (scale applied only if Scale), n a power of two,
+// n >= avx512_min_n; `out` may equal `in` (no other overlap). With Check,
+// returns false if `in` holds NA/NaN/+-Inf (out is then unspecified).
+template <bool Check, bool Scale>
+KITCHEN_TARGET_AVX512 inline bool fwht_avx512(const double* in, double* out, std::size_t n,
+                                              double scale) {
+  avx512_extras e{_mm512_setzero_pd(), _mm512_set1_pd(scale)};
   if (n < std::size_t(1) << avx512_log_base) {
     // 64 doubles: one 8-register block, stages 1..32.
     __m512d v[8];
 #pragma GCC unroll 8
-    for (std::size_t r = 0; r < 8; ++r) v[r] = avx512_stages_1_2_4(_mm512_loadu_pd(x + 8 * r));
+    for (std::size_t r = 0; r < 8; ++r)
+      v[r] = avx512_stages_1_2_4(avx512_load_in<Check>(in + 8 * r, e));
     avx512_cross<3>(v);
 #pragma GCC unroll 8
-    for (std::size_t r = 0; r < 8; ++r) _mm512_storeu_pd(x + 8 * r, v[r]);
-    return;
+    for (std::size_t r = 0; r < 8; ++r) _mm512_storeu_pd(out + 8 * r, avx512_scaled<Scale>(v[r], e));
+  } else {
+    avx512_recurse<Check, Scale>(in, out, n, e);
   }
-  avx512_recurse(x, n);
+  // Lanes of e.bad are +0 or NaN.
+  return !Check || _mm512_cmp_pd_mask(e.bad, e.bad, _CMP_UNORD_Q) == 0;
 }
 
 }  // namespace detail
