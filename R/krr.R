@@ -1,7 +1,7 @@
 #' Ridge regression on random features
 #'
 #' Fits the linear machine of Rahimi and Recht (2007, section 5) on the
-#' features of a [rff()] map (or any dense `kitchen_map`): ridge regression
+#' features of a [rff()] or [fastfood()] map: ridge regression
 #' of `y` on `z(x)`, which approximates kernel ridge regression with the
 #' map's kernel at a cost linear in the number of rows.
 #'
@@ -36,7 +36,7 @@
 #' @param y Response: a numeric vector, a numeric matrix (several responses
 #'   fitted at once) or a factor (classification).
 #' @param features A feature map built on the training data (for example
-#'   `rff(x, 1000)`), or the name of one (`"rff"`), built from `x` with the
+#'   `rff(x, 1000)`), or the name of one (`"rff"`, `"fastfood"`), built from `x` with the
 #'   arguments in `...` (defaults: 1000 features).
 #' @param lambda `"gcv"`, `"cv"`, a positive number, or a vector of
 #'   non-negative candidates scored by GCV.
@@ -45,8 +45,8 @@
 #' @param folds Optional fold number of each row, for `lambda = "cv"`.
 #' @param sigma `NULL` to keep the map's bandwidth; a vector of candidate
 #'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
-#'   and 4. Needs `lambda = "gcv"` or a vector of candidates, and a map
-#'   whose bandwidth can be rescaled (`rff()`).
+#'   and 4. Needs `lambda = "gcv"`, `"cv"` or a vector of candidates, and a
+#'   map whose bandwidth can be rescaled ([rff()] or [fastfood()]).
 #' @param n_threads Number of threads, or `NULL` for the default (see
 #'   [kitchen_threads()]).
 #' @param verbose Show a progress bar while the data are read.
@@ -203,12 +203,14 @@ bandwidth_candidates <- function(sigma, map, lambda, call = rlang::caller_env())
 }
 
 # The same map with another bandwidth: the random draws are kept, rescaled.
+# (A fastfood map applies 1 / sigma when it computes features.)
 rescale_bandwidth <- function(map, sigma, call = rlang::caller_env()) {
-  if (!inherits(map, "kitchen_rff")) {
+  if (inherits(map, "kitchen_rff")) {
+    map$projection <- map$projection * (map$kernel$sigma / sigma)
+  } else if (!inherits(map, "kitchen_fastfood")) {
     abort_arg("Choosing {.arg sigma} in {.fn krr_fit} is not available for {.cls {class(map)[1]}} maps.",
               call = call)
   }
-  map$projection <- map$projection * (map$kernel$sigma / sigma)
   map$kernel$sigma <- sigma
   map
 }

@@ -73,3 +73,32 @@ print_map_fields <- function(fields) {
   width <- max(nchar(names(fields)))
   cat(sprintf("  %s : %s\n", formatC(names(fields), width = -width), fields), sep = "")
 }
+
+# What every map needs from `x` before drawing its random numbers: the input
+# dimension, the column rescaling (none when `x` is a dimension) and the
+# kernel with its bandwidth, from the median heuristic unless `sigma_given`.
+# Call inside with_seed(): the heuristic samples rows.
+map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env()) {
+  if (is.numeric(x) && length(x) == 1L && is.null(dim(x))) {
+    check_count(x, arg = "x", call = call)
+    if (!sigma_given) {
+      abort_arg("{.arg sigma} must be given when {.arg x} is a dimension, not data.", call = call)
+    }
+    d <- as.integer(x)
+    rescale <- list(center = rep(0, d), scale = rep(1, d), names = NULL)
+    return(list(d = d, kernel = kernel, scaling = "none", rescale = rescale))
+  }
+  x <- as_data_matrix(x, allow_sparse = TRUE, arg = "x", call = call)
+  rescale <- input_rescaling(x, scale)
+  if (!sigma_given) kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
+  list(d = ncol(x), kernel = kernel, scaling = scale, rescale = rescale)
+}
+
+# n_features: a count, even for cos_sin features (cosine and sine pairs).
+check_feature_count <- function(n_features, type, call = rlang::caller_env()) {
+  check_count(n_features, arg = "n_features", call = call)
+  if (type == "cos_sin" && n_features %% 2 != 0) {
+    abort_arg("{.arg n_features} must be even for {.code type = \"cos_sin\"}, not {n_features}.",
+              call = call)
+  }
+}

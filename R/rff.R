@@ -59,40 +59,22 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                 scale = c("standard", "minmax", "none"), seed = NULL, ...) {
   type <- rlang::arg_match(type)
   scale <- rlang::arg_match(scale)
-  check_count(n_features)
-  if (type == "cos_sin" && n_features %% 2 != 0) {
-    abort_arg("{.arg n_features} must be even for {.code type = \"cos_sin\"}, not {n_features}.")
-  }
-  kernel_given_sigma <- !is.character(kernel) && is.null(sigma)
+  check_feature_count(n_features, type)
+  sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
 
   with_seed(seed, {
-    if (is.numeric(x) && length(x) == 1L && is.null(dim(x))) {
-      check_count(x, arg = "x")
-      if (is.null(sigma) && !kernel_given_sigma) {
-        abort_arg("{.arg sigma} must be given when {.arg x} is a dimension, not data.")
-      }
-      d <- as.integer(x)
-      rescale <- list(center = rep(0, d), scale = rep(1, d), names = NULL)
-      scale <- "none"
-    } else {
-      x <- as_data_matrix(x, allow_sparse = TRUE)
-      d <- ncol(x)
-      rescale <- input_rescaling(x, scale)
-      if (is.null(sigma) && !kernel_given_sigma) {
-        kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
-      }
-    }
+    setup <- map_setup(x, scale, kernel, sigma_given)
     m <- if (type == "cos_sin") n_features / 2 else n_features
-    w <- spectral_sample(kernel, d, m)
+    w <- spectral_sample(setup$kernel, setup$d, m)
     phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
   })
 
   structure(list(
-    kernel = kernel, d = d, n_features = as.integer(n_features), type = type,
-    scaling = scale, center = rescale$center, scale = rescale$scale,
-    col_names = rescale$names,
-    projection = w / (kernel$sigma * rescale$scale),
+    kernel = setup$kernel, d = setup$d, n_features = as.integer(n_features), type = type,
+    scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
+    col_names = setup$rescale$names,
+    projection = w / (setup$kernel$sigma * setup$rescale$scale),
     phases = phases
   ), class = c("kitchen_rff", "kitchen_map"))
 }

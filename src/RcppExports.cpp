@@ -11,6 +11,23 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// fastfood_features_cpp
+SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center, SEXP scale, bool project_only, int n_threads, int simd);
+RcppExport SEXP _kitchen_fastfood_features_cpp(SEXP xSEXP, SEXP rows_as_columnsSEXP, SEXP map_listSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP project_onlySEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< bool >::type rows_as_columns(rows_as_columnsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type map_list(map_listSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< bool >::type project_only(project_onlySEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(fastfood_features_cpp(x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fwht_cpp
 SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd);
 RcppExport SEXP _kitchen_fwht_cpp(SEXP xSEXP, SEXP n_rowsSEXP, SEXP normalizeSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -101,6 +118,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 4},

@@ -210,3 +210,16 @@ test_that("K-fold CV scores equal explicit refits on the other folds", {
   expect_error(krr_fit(toy$x, toy$y, map, lambda = "cv", folds = 1:3), "for each of the 150 rows")
   expect_error(krr_fit(toy$x, toy$y, map, lambda = "cv", n_folds = 1), "`n_folds`")
 })
+
+test_that("fastfood maps fit too, with sigma candidates", {
+  toy <- krr_toy(n = 300)
+  map <- fastfood(toy$x, 64, sigma = 1, seed = 13)
+  fit <- krr_fit(toy$x, toy$y, map, lambda = 0.5)
+  ref <- direct_ridge(predict(map, toy$x), toy$y, 0.5)
+  expect_equal(drop(fit$coefficients), ref$w, tolerance = 1e-9)
+  tuned <- krr_fit(toy$x, toy$y, map, sigma = c(0.5, 2))
+  rescaled <- fastfood(toy$x, 64, sigma = tuned$map$kernel$sigma, seed = 13)
+  expect_equal(predict(tuned$map, toy$x), predict(rescaled, toy$x), tolerance = 1e-12)
+  by_name <- krr_fit(toy$x, toy$y, "fastfood", n_features = 32, sigma = 1, seed = 2, lambda = 1)
+  expect_s3_class(by_name$map, "kitchen_fastfood")
+})

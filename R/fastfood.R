@@ -1,0 +1,186 @@
+#' Fastfood random features
+#'
+#' Builds a Fastfood feature map (Le, Sarlos and Smola, 2013): random
+#' Fourier features whose frequency matrix is never stored nor multiplied
+#' densely. Each block of `p` frequencies is
+#' `V = 1 / (sigma sqrt(p)) S H G Pi H B`, with `B` random signs, `Pi` a random
+#' permutation, `G` a Gaussian diagonal, `H` the Walsh-Hadamard transform
+#' (see [fwht()]) and `S` a diagonal giving each row the length of a draw
+#' from the kernel's spectral law. Inputs are zero-padded to `p`, the next
+#' power of two at least `d`; enough independent blocks are stacked for the
+#' frequencies requested and the last one is cut. A row then costs
+#' O(n_features log d) operations instead of O(n_features d), and the map
+#' holds O(n_features) numbers instead of a `d x n_features` matrix.
+#'
+#' The map is used exactly like one from [rff()]: the same inputs, rescaling,
+#' bandwidth heuristic and feature types (see there). Only rotation-invariant
+#' kernels can be built this way: the Gaussian kernel (`S` from a chi law
+#' with `p` degrees of freedom) and the Matern kernel (`S` from the length of
+#' a multivariate t vector with `2 nu` degrees of freedom). For the Laplacian
+#' and Cauchy kernels use [rff()].
+#'
+#' @inheritParams rff
+#' @param kernel `"gaussian"` or `"matern"`, or an object made by
+#'   [kernel_gaussian()] or [kernel_matern()].
+#' @return An object of class `c("kitchen_fastfood", "kitchen_map")`: a plain
+#'   list holding the kernel, the input dimension `d`, the rescaling
+#'   (`center`, `scale`) and the random numbers of the blocks, column `b` of
+#'   each matrix for block `b`: `signs` (the diagonal of `B` as a raw `p x
+#'   n_blocks` matrix, 0 for -1 and 1 for +1), `perm` (`Pi`, integer,
+#'   1-based, `(Pi v)[i] = v[perm[i]]`), `gauss`
+#'   (the diagonal of `G`), `radial` (the diagonal of `S`, one value per
+#'   frequency: the row length at `sigma = 1` divided by the Frobenius norm
+#'   of its block's `G`) and `phases` for `"cos_phase"`. Use
+#'   [predict()][predict.kitchen_fastfood] to compute features and
+#'   [as.matrix()][as.matrix.kitchen_fastfood] to see the implied frequencies.
+#' @references Le, Q., Sarlos, T. and Smola, A. (2013). Fastfood:
+#'   Approximating Kernel Expansions in Loglinear Time. Proceedings of the
+#'   30th International Conference on Machine Learning.
+#' @seealso [predict.kitchen_fastfood()], [rff()], [kernels].
+#' @export
+#' @examples
+#' x <- matrix(rnorm(200 * 5), 200, 5)
+#' map <- fastfood(x, n_features = 512, sigma = 2, seed = 1)
+#' map
+#' z <- predict(map, x[1:5, ], n_threads = 1)
+#' xs <- scale(x[1:5, ], center = map$center, scale = map$scale)
+#' round(tcrossprod(z) - kernel_matrix(xs, kernel = map$kernel), 2)
+fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
+                     type = c("cos_sin", "cos_phase"),
+                     scale = c("standard", "minmax", "none"), seed = NULL, ...) {
+  type <- rlang::arg_match(type)
+  scale <- rlang::arg_match(scale)
+  check_feature_count(n_features, type)
+  sigma_given <- !is.null(sigma) || !is.character(kernel)
+  kernel <- as_kernel(kernel, sigma = sigma, ...)
+  check_radial_kernel(kernel)
+
+  with_seed(seed, {
+    setup <- map_setup(x, scale, kernel, sigma_given)
+    d <- setup$d
+    p <- 1L
+    while (p < d) p <- 2L * p
+    m <- if (type == "cos_sin") n_features / 2 else n_features
+    n_blocks <- ceiling(m / p)
+    # One byte per sign (0 for -1, 1 for +1): a quarter of an integer.
+    signs <- matrix(as.raw(sample.int(2L, p * n_blocks, replace = TRUE) - 1L), p, n_blocks)
+    perm <- matrix(as.integer(replicate(n_blocks, sample.int(p))), p, n_blocks)
+    gauss <- matrix(stats::rnorm(p * n_blocks), p, n_blocks)
+    # S = s / ||G||_F makes each row's length s (paper, eq. 35 and 36).
+    block_norm <- sqrt(colSums(gauss^2))
+    radial <- radial_sample(setup$kernel, p, m) / block_norm[(seq_len(m) - 1) %/% p + 1]
+    phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
+  })
+
+  structure(list(
+    kernel = setup$kernel, d = d, n_features = as.integer(n_features), type = type,
+    scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
+    col_names = setup$rescale$names,
+    signs = signs, perm = perm, gauss = gauss, radial = radial, phases = phases
+  ), class = c("kitchen_fastfood", "kitchen_map"))
+}
+
+# Fastfood rotates random Gaussian directions, so only kernels that depend
+# on ||x - y||_2 alone can be built by changing the row lengths.
+check_radial_kernel <- function(kernel, call = rlang::caller_env()) {
+  if (!kernel$name %in% c("gaussian", "matern")) {
+    abort_arg(c("{.fn fastfood} needs a rotation-invariant kernel ({.val gaussian} or {.val matern}), not {.val {kernel$name}}.",
+                i = "The {kernel$name} kernel is not a function of the Euclidean distance; use {.fn rff} or {.fn rbin} for it."),
+              call = call)
+  }
+}
+
+# Row lengths of the frequency blocks at sigma = 1: the norm of a p-variate
+# draw from the kernel's spectral law (its radial law). Belongs next to
+# spectral_sample() in kernels.R.
+radial_sample <- function(kernel, p, m) {
+  chi <- sqrt(stats::rchisq(m, df = p))
+  switch(kernel$name,
+    gaussian = chi,
+    # Multivariate t with 2 nu degrees of freedom: a Gaussian vector divided
+    # by sqrt(chi^2_{2 nu} / (2 nu)).
+    matern = chi * sqrt(2 * kernel$nu / stats::rchisq(m, df = 2 * kernel$nu)))
+}
+
+#' Features of new data from a Fastfood map
+#'
+#' @inheritParams predict.kitchen_rff
+#' @param object A map from [fastfood()].
+#' @return A numeric matrix with one row per row of `newdata` and
+#'   `n_features` columns, whose row inner products approximate the kernel.
+#' @export
+#' @examples
+#' map <- fastfood(2, n_features = 100, sigma = 1, seed = 42)
+#' z <- predict(map, matrix(c(0, 0, 1, 1), 2, byrow = TRUE), n_threads = 1)
+#' sum(z[1, ] * z[2, ])  # close to exp(-1)
+predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
+  newdata <- map_input(object, newdata)
+  out <- fastfood_apply(object, newdata, resolve_threads(n_threads))
+  rownames(out) <- rownames(newdata)
+  out
+}
+
+#' Frequencies implied by a Fastfood map
+#'
+#' Forms the dense frequency matrix that a Fastfood map applies implicitly,
+#' oriented like the `projection` of an [rff()] map: `d x m`, one column per
+#' frequency, already divided by `sigma` (but not by the column scales), so
+#' that the projections are `xs %*% as.matrix(map)` for the rescaled data
+#' `xs = (x - center) / scale`. Meant for checks and teaching: it costs
+#' `d x m` numbers, which the map itself avoids.
+#'
+#' @param x A map from [fastfood()].
+#' @param ... Not used.
+#' @return A `d x m` numeric matrix, `m = n_features / 2` for `"cos_sin"`
+#'   and `n_features` for `"cos_phase"`.
+#' @export
+#' @examples
+#' map <- fastfood(3, n_features = 8, sigma = 1, seed = 1)
+#' w <- as.matrix(map)
+#' x <- matrix(rnorm(6), 2, 3)
+#' all.equal(predict(map, x), cbind(cos(x %*% w), sin(x %*% w)) / 2)
+as.matrix.kitchen_fastfood <- function(x, ...) {
+  d <- x$d
+  if (!is.numeric(d) || length(d) != 1L || !isTRUE(d >= 1)) abort_invalid_fastfood("x")
+  # Row j of the projections of the identity is e_j V' = column j of V.
+  w <- fastfood_apply(x, diag(1, d), resolve_threads(NULL), project_only = TRUE,
+                      center = rep(0, d), scale = rep(1, d), arg = "x")
+  rownames(w) <- x$col_names
+  w
+}
+
+# Hands the map and checked data to the C++ core, which checks the map's
+# fields (types, sizes, ranges) itself: cheaper there than in R for one row.
+fastfood_apply <- function(map, x, n_threads, project_only = FALSE,
+                           center = map$center, scale = map$scale,
+                           arg = "object", call = rlang::caller_env()) {
+  sparse <- inherits(x, "dgCMatrix")
+  # The core reads one row at a time: a dgCMatrix goes over by rows.
+  if (sparse) x <- Matrix::t(x)
+  out <- fastfood_features_cpp(x, sparse, map, center, scale, project_only, n_threads,
+                               resolve_simd())
+  if (is.null(out)) abort_invalid_fastfood(arg, call = call)
+  out
+}
+
+#' @export
+print.kitchen_fastfood <- function(x, ...) {
+  p <- nrow(x$gauss)
+  m <- length(x$radial)
+  n_blocks <- ncol(x$gauss)
+  last <- m - (n_blocks - 1) * p
+  cat("<kitchen Fastfood features>\n")
+  print_map_fields(c(
+    kernel = kernel_label(x$kernel),
+    "input dimension" = sprintf("%d (padded to %d)", x$d, p),
+    features = sprintf("%d (%s)", x$n_features, x$type),
+    blocks = sprintf("%d of %d frequencies%s", n_blocks, p,
+                     if (last < p) sprintf(", the last cut to %d", last) else ""),
+    scaling = x$scaling))
+  invisible(x)
+}
+
+abort_invalid_fastfood <- function(arg = "object", call = rlang::caller_env()) {
+  abort_arg("{.arg {arg}} is not a valid {.cls kitchen_fastfood} map (missing or malformed fields).",
+            call = call)
+}

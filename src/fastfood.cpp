@@ -1,0 +1,134 @@
+// Glue for predict() and as.matrix() on Fastfood maps: R checks the data
+// and hands over the map; here we check the map's fields, allocate the
+// result and spread blocks of rows over threads.
+#include <Rcpp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kitchen/fastfood.hpp"
+#include "kitchen/huge_pages.hpp"
+#include "parallel_chunks.h"
+
+namespace {
+
+// Features of the n rows of `rows` (fastfood_dense_rows or
+// fastfood_sparse_rows) into a new n x width matrix.
+template <class Rows>
+SEXP fastfood_run(const kitchen::fastfood_map& map, const Rows& rows, std::size_t n,
+                  int n_threads, kitchen::simd_level level) {
+  const std::size_t width = map.width();
+  Rcpp::Shield<SEXP> out(Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(width)));
+  double* res = REAL(out);
+  kitchen::advise_huge_pages(res, n * width * sizeof(double));
+  const std::size_t block = kitchen::fastfood_block_rows;
+  const std::size_t n_units = (n + block - 1) / block;
+  const double log_p = std::log2(static_cast<double>(map.p)) + 2.0;
+  const double unit_cost = block * (2.0 * map.n_blocks * map.p * log_p + 30.0 * width);
+  // Workers must not throw: a failed scratch allocation is reported here.
+  std::atomic<bool> failed(false);
+  kitchen_glue::parallel_for_chunks(n_units, unit_cost, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    try {
+      kitchen::fastfood_rows(map, rows, begin * block, std::min(n, end * block), res, n, level);
+    } catch (...) {
+      failed.store(true);
+    }
+  });
+  if (failed.load()) Rcpp::stop("Not enough memory for the Fastfood scratch buffers.");
+  return out;
+}
+
+// The map's field `name` (R_NilValue if absent).
+SEXP map_field(SEXP map, const char* name) {
+  SEXP names = Rf_getAttrib(map, R_NamesSymbol);
+  if (TYPEOF(names) != STRSXP) return R_NilValue;
+  for (R_xlen_t i = 0; i < XLENGTH(map); ++i) {
+    if (std::strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(map, i);
+  }
+  return R_NilValue;
+}
+
+bool is_doubles(SEXP x, std::size_t n) {
+  return TYPEOF(x) == REALSXP && static_cast<std::size_t>(XLENGTH(x)) == n;
+}
+
+// A view of the map's numbers, checked here rather than in R so that
+// predict() on one row costs no R-level passes over them: false if a field
+// is missing, of the wrong type or size, or out of range.
+bool read_map(SEXP list, bool project_only, kitchen::fastfood_map& map) {
+  if (TYPEOF(list) != VECSXP) return false;
+  SEXP d = map_field(list, "d"), n_features = map_field(list, "n_features");
+  SEXP type = map_field(list, "type"), kernel = map_field(list, "kernel");
+  SEXP signs = map_field(list, "signs"), perm = map_field(list, "perm");
+  SEXP gauss = map_field(list, "gauss"), radial = map_field(list, "radial");
+  SEXP phases = map_field(list, "phases");
+  if (!Rf_isNumeric(d) || XLENGTH(d) != 1 || !(Rf_asReal(d) >= 1)) return false;
+  if (!Rf_isNumeric(n_features) || XLENGTH(n_features) != 1 || !(Rf_asReal(n_features) >= 1)) return false;
+  if (TYPEOF(type) != STRSXP || XLENGTH(type) != 1) return false;
+  const std::string kind = CHAR(STRING_ELT(type, 0));
+  if (kind != "cos_sin" && kind != "cos_phase") return false;
+  if (TYPEOF(kernel) != VECSXP) return false;
+  SEXP sigma = map_field(kernel, "sigma");
+  if (!is_doubles(sigma, 1) || !(REAL(sigma)[0] > 0) || !std::isfinite(REAL(sigma)[0])) return false;
+  if (!Rf_isMatrix(gauss) || TYPEOF(gauss) != REALSXP) return false;
+
+  map.d = static_cast<std::size_t>(Rf_asReal(d));
+  map.p = Rf_nrows(gauss);
+  map.n_blocks = Rf_ncols(gauss);
+  map.type = kind == "cos_sin" ? kitchen::rff_type::cos_sin : kitchen::rff_type::cos_phase;
+  const double nf = Rf_asReal(n_features);
+  map.m = static_cast<std::size_t>(map.type == kitchen::rff_type::cos_sin ? nf / 2 : nf);
+  const std::size_t n = map.p * map.n_blocks;
+  if (TYPEOF(signs) != RAWSXP || static_cast<std::size_t>(XLENGTH(signs)) != n) return false;
+  if (TYPEOF(perm) != INTSXP || static_cast<std::size_t>(XLENGTH(perm)) != n) return false;
+  if (!is_doubles(radial, map.m)) return false;
+  const bool need_phases = map.type == kitchen::rff_type::cos_phase && !project_only;
+  if (need_phases && !is_doubles(phases, map.m)) return false;
+  map.signs = RAW(signs);
+  map.perm = INTEGER(perm);
+  map.gauss = REAL(gauss);
+  map.radial = REAL(radial);
+  map.phase = need_phases ? REAL(phases) : nullptr;
+  map.sigma = REAL(sigma)[0];
+  map.project_only = project_only;
+  return kitchen::fastfood_valid(map);
+}
+
+}  // namespace
+
+// x: dense n x d double matrix, or (when rows_as_columns) a d x n dgCMatrix
+// whose columns are the rows; map_list: the fastfood() object; center, scale: d
+// doubles (the map's, or 0 and 1 for as.matrix()). Returns the n x width
+// features (n x m projections x V' when project_only), or NULL if the map
+// is malformed, for R to report.
+// [[Rcpp::export(rng = false)]]
+SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center,
+                           SEXP scale, bool project_only, int n_threads, int simd) {
+  kitchen::fastfood_map map;
+  if (!read_map(map_list, project_only, map) || !is_doubles(center, map.d) ||
+      !is_doubles(scale, map.d)) {
+    return R_NilValue;
+  }
+  map.center = REAL(center);
+  map.scale = REAL(scale);
+  const kitchen::simd_level level =
+      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+
+  if (rows_as_columns) {
+    const std::size_t n = INTEGER(R_do_slot(x, Rf_install("Dim")))[1];
+    std::vector<double> base(map.d);  // the rescaled value of a zero entry
+    for (std::size_t j = 0; j < map.d; ++j) base[j] = (0.0 - map.center[j]) / map.scale[j];
+    const kitchen::fastfood_sparse_rows rows{INTEGER(R_do_slot(x, Rf_install("p"))),
+                                             INTEGER(R_do_slot(x, Rf_install("i"))),
+                                             REAL(R_do_slot(x, Rf_install("x"))), base.data()};
+    return fastfood_run(map, rows, n, n_threads, level);
+  }
+  const kitchen::fastfood_dense_rows rows{REAL(x), static_cast<std::size_t>(Rf_nrows(x))};
+  return fastfood_run(map, rows, Rf_nrows(x), n_threads, level);
+}
