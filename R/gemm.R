@@ -11,7 +11,14 @@ use_blas <- function(call = rlang::caller_env()) {
   switch(choice, blas = TRUE, eigen = FALSE, auto = blas_is_optimised())
 }
 
+# The BLAS cannot change within a session: look once (extSoftVersion() is
+# slow next to a one-row prediction).
 blas_is_optimised <- function() {
-  blas <- tolower(extSoftVersion()[["BLAS"]])
-  grepl("openblas|mkl|blis|accelerate|atlas|armpl|flexiblas", blas)
+  if (is.null(gemm_cache$optimised)) {
+    blas <- tolower(extSoftVersion()[["BLAS"]])
+    gemm_cache$optimised <- grepl("openblas|mkl|blis|accelerate|atlas|armpl|flexiblas", blas)
+  }
+  gemm_cache$optimised
 }
+
+gemm_cache <- new.env(parent = emptyenv())

@@ -63,7 +63,7 @@ print(sorted(times)[2])
 "
 sklearn <- vapply(seq_len(nrow(settings)), function(i) {
   s <- settings[i, ]
-  out <- system2("/usr/bin/python3", c("-c", shQuote(python), s$n, s$d, s$features),
+  out <- system2("/usr/bin/python3", c("-c", shQuote(python), sprintf("%d", as.integer(c(s$n, s$d, s$features)))),
                  stdout = TRUE, env = c("OPENBLAS_NUM_THREADS=2", "OMP_NUM_THREADS=2"))
   as.numeric(utils::tail(out, 1))
 }, numeric(1))

@@ -72,7 +72,9 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
   const double* xd = REAL(x);
   Rcpp::Shield<SEXP> out(alloc_features(n, kitchen::rff_n_features(kind, m)));
   double* res = REAL(out);
-  if (use_blas) {
+  // A BLAS call (and waking its threads) costs more than it saves for a
+  // few rows: those go to the Eigen path.
+  if (use_blas && n >= 256) {
     const std::size_t chunk_rows = blas_chunk_rows(d, m);
     for (std::size_t r0 = 0; r0 < n; r0 += chunk_rows) {
       const std::size_t rows = std::min(chunk_rows, n - r0);

@@ -222,3 +222,15 @@ test_that("kernel parameters in ... are checked", {
   expect_error(rff(x, 8, kernel = kernel_matern(), nu = 3), "only used with a kernel name")
   expect_error(rff(data.frame(), 8), "at least one row and one column")
 })
+
+test_that("one row at a time gives the same features as a batch", {
+  set.seed(21)
+  x <- matrix(rnorm(20 * 6), 20, 6)
+  for (type in c("cos_sin", "cos_phase")) {
+    map <- rff(x, 600, type = type, seed = 3)
+    batch <- predict(map, x)
+    rows <- t(vapply(1:20, function(i) predict(map, x[i, , drop = FALSE]), numeric(600)))
+    expect_equal(rows, batch, tolerance = 1e-15)
+    expect_equal(predict(map, x[1:3, ]), batch[1:3, ], tolerance = 1e-15)
+  }
+})

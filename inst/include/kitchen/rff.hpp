@@ -9,6 +9,7 @@
 // are read as they are (dense or sparse) and no copy is made.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -47,6 +48,27 @@ inline void rff_nonlinearity(double* out, std::size_t rows, std::size_t ld_out, 
                              rff_type type, simd_level level) {
   const bool both = type == rff_type::cos_sin;
   const double scale = std::sqrt((both ? 1.0 : 2.0) / static_cast<double>(m));
+  if (rows < 8) {
+    // Few rows (a single prediction): one SIMD call per column would be all
+    // overhead, so gather each row's arguments instead. t + 0.0 then gives
+    // the same bits as the column path's t + shift.
+    const std::size_t chunk = 256;
+    double t[chunk], c[chunk], s[chunk];
+    for (std::size_t i = 0; i < rows; ++i) {
+      for (std::size_t k0 = k_begin; k0 < k_end; k0 += chunk) {
+        const std::size_t len = std::min(chunk, k_end - k0);
+        for (std::size_t j = 0; j < len; ++j) t[j] = out[i + (k0 + j) * ld_out] + offset[k0 + j];
+        if (both) {
+          sincos_shift_scale(t, 0.0, scale, c, s, len, level);
+          for (std::size_t j = 0; j < len; ++j) out[i + (k0 + j + m) * ld_out] = s[j];
+        } else {
+          cos_shift_scale(t, 0.0, scale, c, len, level);
+        }
+        for (std::size_t j = 0; j < len; ++j) out[i + (k0 + j) * ld_out] = c[j];
+      }
+    }
+    return;
+  }
   for (std::size_t k = k_begin; k < k_end; ++k) {
     double* c = out + k * ld_out;
     if (both) {
