@@ -7,8 +7,15 @@
 #' the cost.
 #'
 #' The package so far provides:
+#' * kernel objects ([kernels]) and exact kernel matrices ([kernel_matrix()]);
+#' * feature maps: random Fourier features ([rff()]) and Fastfood
+#'   ([fastfood()]), with `predict()` methods computing features in parallel;
+#' * [krr_fit()]: ridge regression and classification on those features,
+#'   with lambda (and the bandwidth) chosen by GCV or cross-validation,
+#'   without ever holding the feature matrix in memory;
 #' * [fwht()]: a fast, multithreaded Walsh-Hadamard transform with SIMD
-#'   kernels chosen at run time, the building block of Fastfood features.
+#'   kernels chosen at run time, the building block of Fastfood;
+#' * [cpu_act]: the CPU activity data used in the papers.
 #'
 #' Parallel functions take `n_threads`; see [kitchen_threads()] for how the
 #' default is chosen, and [kitchen_simd()] for the instruction sets in use.
