@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kitchen/fastfood.hpp"
-#include "kitchen/huge_pages.hpp"
+#include "result_matrix.h"
 #include "parallel_chunks.h"
 
 namespace {
@@ -23,9 +23,8 @@ template <class Rows>
 SEXP fastfood_run(const kitchen::fastfood_map& map, const Rows& rows, std::size_t n,
                   int n_threads, kitchen::simd_level level) {
   const std::size_t width = map.width();
-  Rcpp::Shield<SEXP> out(Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(width)));
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, width));
   double* res = REAL(out);
-  kitchen::advise_huge_pages(res, n * width * sizeof(double));
   const std::size_t block = kitchen::fastfood_block_rows;
   const std::size_t n_units = (n + block - 1) / block;
   const double log_p = std::log2(static_cast<double>(map.p)) + 2.0;

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "kitchen/huge_pages.hpp"
+#include "result_matrix.h"
 #include "kitchen/kernel_matrix.hpp"
 #include "parallel_chunks.h"
 
@@ -34,9 +34,8 @@ SEXP kernel_matrix_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool row_ma
   const kitchen::matrix_view yv = row_major ? kitchen::row_major(y.begin(), m, d)
                                             : kitchen::column_major(y.begin(), m, d);
 
-  Rcpp::Shield<SEXP> out(Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(m)));
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, m));
   double* res = REAL(out);
-  kitchen::advise_huge_pages(res, n * m * sizeof(double));
   // A tile costs about one operation per row and coordinate, plus the
   // final exp() per row.
   const double tile_rows = static_cast<double>(std::min(n, kitchen::kernel_tile_rows));

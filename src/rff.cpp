@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "kitchen/huge_pages.hpp"
 #include "kitchen/rff.hpp"
 #include "parallel_chunks.h"
+#include "result_matrix.h"
 
 namespace {
 
@@ -25,12 +25,6 @@ std::size_t blas_chunk_rows(std::size_t d, std::size_t m) {
   const double flops_per_call = 4e9;
   const double rows = flops_per_call / (2.0 * static_cast<double>(d) * static_cast<double>(m));
   return std::max<std::size_t>(1024, static_cast<std::size_t>(rows));
-}
-
-SEXP alloc_features(std::size_t n, std::size_t n_features) {
-  SEXP out = Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(n_features));
-  kitchen::advise_huge_pages(REAL(out), n * n_features * sizeof(double));
-  return out;
 }
 
 }  // namespace
@@ -58,7 +52,7 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
     const int* col_ptr = INTEGER(R_do_slot(x, Rf_install("p")));
     const int* row_idx = INTEGER(R_do_slot(x, Rf_install("i")));
     const double* val = REAL(R_do_slot(x, Rf_install("x")));
-    Rcpp::Shield<SEXP> out(alloc_features(n, kitchen::rff_n_features(kind, m)));
+    Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
     double* res = REAL(out);
     const double nnz = col_ptr[d];
     kitchen_glue::parallel_for_chunks(m, nnz + 30.0 * n, n_threads,
@@ -70,7 +64,7 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
 
   const std::size_t n = Rf_nrows(x);
   const double* xd = REAL(x);
-  Rcpp::Shield<SEXP> out(alloc_features(n, kitchen::rff_n_features(kind, m)));
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
   double* res = REAL(out);
   // A BLAS call (and waking its threads) costs more than it saves for a
   // few rows: those go to the Eigen path.
