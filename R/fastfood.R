@@ -181,6 +181,5 @@ print.kitchen_fastfood <- function(x, ...) {
 }
 
 abort_invalid_fastfood <- function(arg = "object", call = rlang::caller_env()) {
-  abort_arg("{.arg {arg}} is not a valid {.cls kitchen_fastfood} map (missing or malformed fields).",
-            call = call)
+  abort_invalid_map(arg, "kitchen_fastfood", call = call)
 }

@@ -127,7 +127,6 @@ check_rff_map <- function(map, arg = rlang::caller_arg(map), call = rlang::calle
     is.double(map$center) && length(map$center) == map$d &&
     (map$type == "cos_sin" || (is.double(map$phases) && length(map$phases) == m))
   if (!ok) {
-    abort_arg("{.arg {arg}} is not a valid {.cls kitchen_rff} map (missing or malformed fields).",
-              call = call)
+    abort_invalid_map(arg, "kitchen_rff", call = call)
   }
 }
