@@ -25,11 +25,31 @@ kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }
 
+rbin_build_cpp <- function(x, pitch, shift, center, scale, n_threads, simd) {
+    .Call(`_kitchen_rbin_build_cpp`, x, pitch, shift, center, scale, n_threads, simd)
+}
+
+rbin_columns_cpp <- function(x, pitch, shift, center, scale, keys, n_bins, n_buckets, n_threads, simd) {
+    .Call(`_kitchen_rbin_columns_cpp`, x, pitch, shift, center, scale, keys, n_bins, n_buckets, n_threads, simd)
+}
+
+rbin_sparse_cpp <- function(cols, grid_first, value, n_threads) {
+    .Call(`_kitchen_rbin_sparse_cpp`, cols, grid_first, value, n_threads)
+}
+
+rbin_unseen_cpp <- function(cols) {
+    .Call(`_kitchen_rbin_unseen_cpp`, cols)
+}
+
 rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_threads, simd) {
     .Call(`_kitchen_rff_features_cpp`, x, projection, center, phase, type, use_blas, n_threads, simd)
 }
 
 first_nonfinite_cpp <- function(x) {
     .Call(`_kitchen_first_nonfinite_cpp`, x)
+}
+
+column_moments_cpp <- function(x, n_threads) {
+    .Call(`_kitchen_column_moments_cpp`, x, n_threads)
 }
 

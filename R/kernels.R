@@ -130,3 +130,20 @@ spectral_sample <- function(kernel, d, m) {
     })
   matrix(w, d, m)
 }
+
+# Pitches for random binning (Rahimi and Recht, 2007, section 4): n draws
+# from p(delta) = delta k''(delta) of a separable kernel at the kernel's own
+# bandwidth. Only kernels whose 1-d profile is convex on (0, Inf) have one.
+binning_pitch <- function(kernel, n, call = rlang::caller_env()) {
+  if (kernel$name == "laplacian") {
+    return(stats::rgamma(n, shape = 2, scale = kernel$sigma))
+  }
+  why <- switch(kernel$name,
+    gaussian = "its second derivative changes sign, so delta k''(delta) is not a probability law",
+    cauchy = "its second derivative changes sign, so delta k''(delta) is not a probability law",
+    matern = "it is not a product of one-dimensional kernels, which binning needs")
+  abort_arg(c("{.arg kernel} must have a random binning pitch law: the {kernel$name} kernel has none.",
+              i = "Binning needs a separable kernel with a convex profile; {why}.",
+              i = "Use {.code kernel = \"laplacian\"}, or {.fn rff} or {.fn fastfood} for the {kernel$name} kernel."),
+            call = call)
+}

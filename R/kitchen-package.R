@@ -8,8 +8,9 @@
 #'
 #' The package so far provides:
 #' * kernel objects ([kernels]) and exact kernel matrices ([kernel_matrix()]);
-#' * feature maps: random Fourier features ([rff()]) and Fastfood
-#'   ([fastfood()]), with `predict()` methods computing features in parallel;
+#' * feature maps: random Fourier features ([rff()]), Fastfood
+#'   ([fastfood()]) and random binning ([rbin()], sparse features), with
+#'   `predict()` methods computing features in parallel;
 #' * [krr_fit()]: ridge regression and classification on those features,
 #'   with lambda (and the bandwidth) chosen by GCV or cross-validation,
 #'   without ever holding the feature matrix in memory;
@@ -23,6 +24,7 @@
 #' @keywords internal
 #' @useDynLib kitchen, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importClassesFrom Matrix dgCMatrix
 #' @importFrom RcppParallel RcppParallelLibs defaultNumThreads
 #' @importFrom rlang caller_arg caller_env
 #' @importFrom stats predict

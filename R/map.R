@@ -6,11 +6,15 @@ input_rescaling <- function(x, method) {
   d <- ncol(x)
   names <- colnames(x)
   if (method == "none") return(list(center = rep(0, d), scale = rep(1, d), names = names))
-  if (method == "standard") {
-    center <- if (inherits(x, "dgCMatrix")) Matrix::colMeans(x) else colMeans(x)
-    second <- if (inherits(x, "dgCMatrix")) Matrix::colMeans(x^2) else colMeans(x^2)
+  if (method == "standard" && inherits(x, "dgCMatrix")) {
+    # Moments, so that centring never makes the data dense.
+    center <- Matrix::colMeans(x)
     n <- nrow(x)
-    spread <- sqrt(pmax(second - center^2, 0) * n / max(n - 1, 1))
+    spread <- sqrt(pmax(Matrix::colMeans(x^2) - center^2, 0) * n / max(n - 1, 1))
+  } else if (method == "standard") {
+    moments <- column_moments_cpp(x, resolve_threads(NULL))
+    center <- moments$mean
+    spread <- moments$sd
   } else {
     low <- apply_columns(x, min)
     high <- apply_columns(x, max)

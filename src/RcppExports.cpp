@@ -89,6 +89,64 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// rbin_build_cpp
+Rcpp::List rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads, int simd);
+RcppExport SEXP _kitchen_rbin_build_cpp(SEXP xSEXP, SEXP pitchSEXP, SEXP shiftSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type pitch(pitchSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type shift(shiftSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(rbin_build_cpp(x, pitch, shift, center, scale, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rbin_columns_cpp
+SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets, int n_threads, int simd);
+RcppExport SEXP _kitchen_rbin_columns_cpp(SEXP xSEXP, SEXP pitchSEXP, SEXP shiftSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP keysSEXP, SEXP n_binsSEXP, SEXP n_bucketsSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type pitch(pitchSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type shift(shiftSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< Rcpp::RawVector >::type keys(keysSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type n_bins(n_binsSEXP);
+    Rcpp::traits::input_parameter< double >::type n_buckets(n_bucketsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(rbin_columns_cpp(x, pitch, shift, center, scale, keys, n_bins, n_buckets, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rbin_sparse_cpp
+SEXP rbin_sparse_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector grid_first, double value, int n_threads);
+RcppExport SEXP _kitchen_rbin_sparse_cpp(SEXP colsSEXP, SEXP grid_firstSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type grid_first(grid_firstSEXP);
+    Rcpp::traits::input_parameter< double >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(rbin_sparse_cpp(cols, grid_first, value, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rbin_unseen_cpp
+Rcpp::NumericVector rbin_unseen_cpp(Rcpp::IntegerMatrix cols);
+RcppExport SEXP _kitchen_rbin_unseen_cpp(SEXP colsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    rcpp_result_gen = Rcpp::wrap(rbin_unseen_cpp(cols));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rff_features_cpp
 SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVector center, SEXP phase, int type, bool use_blas, int n_threads, int simd);
 RcppExport SEXP _kitchen_rff_features_cpp(SEXP xSEXP, SEXP projectionSEXP, SEXP centerSEXP, SEXP phaseSEXP, SEXP typeSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -116,6 +174,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// column_moments_cpp
+Rcpp::List column_moments_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kitchen_column_moments_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(column_moments_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
@@ -124,8 +193,13 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 4},
     {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 1},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
+    {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
+    {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
+    {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},
+    {"_kitchen_rbin_unseen_cpp", (DL_FUNC) &_kitchen_rbin_unseen_cpp, 1},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
+    {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {NULL, NULL, 0}
 };
 

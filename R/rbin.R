@@ -1,0 +1,227 @@
+#' Random binning features
+#'
+#' Builds a random binning map (Rahimi and Recht, 2007, section 4): `n_grids`
+#' randomly shifted grids of random pitch cut the input space into bins, and
+#' a point's features say which bin it falls in on each grid. The inner
+#' product `z(x)'z(y)` is the share of grids in which `x` and `y` share a
+#' bin, an unbiased estimate of a separable kernel such as the Laplacian
+#' kernel `exp(-||x - y||_1 / sigma)`. The features are sparse: exactly one
+#' non-zero, `1 / sqrt(n_grids)`, per grid and row.
+#'
+#' For each grid and input dimension the pitch `delta` is drawn from
+#' `p(delta) = delta k''(delta)` (for the Laplacian kernel, a Gamma law with
+#' shape 2 and scale `sigma`) and the shift `u` uniformly on `[0, delta]`; a
+#' rescaled value `v` falls in bin `ceiling((v - u) / delta)`, and the vector
+#' of a row's bin numbers names its bin in that grid. Only kernels with such
+#' a pitch law can be used: the Gaussian, Cauchy and Matern kernels have
+#' none, and are refused.
+#'
+#' **Occupied bins (the default).** As in the paper's implementation, only
+#' bins that hold at least one row of `x` become columns: the map stores,
+#' for each grid, a 64-bit key for each occupied bin (8 bytes a bin), and the
+#' features have one column per occupied bin. A new point that falls in a
+#' bin no training row occupied gets no feature in that grid (its row of
+#' features then has fewer than `n_grids` non-zeros); `predict()` reports how
+#' often that happens. Bins are identified by a 64-bit hash of their bin
+#' numbers, so two distinct bins share a column with probability about
+#' `2^-64`.
+#'
+#' **Hashed mode (`n_buckets`).** Each grid's bin keys are hashed into
+#' `n_buckets` columns instead: the map stores no table, needs no data
+#' (`x` may be the dimension) and every point has a feature in every grid.
+#' Distinct bins that hash to the same bucket share a column, which adds
+#' about `1 / n_buckets` to each kernel estimate; choose `n_buckets` well
+#' above the number of occupied bins per grid.
+#'
+#' Inputs are rescaled as in [rff()] (`scale`), and `sigma = NULL` takes
+#' the median Manhattan distance between up to 1000 rescaled rows. Building
+#' the map and computing features run in C++ on the raw data, spread over
+#' `n_threads` threads; the map is the same for any number of threads.
+#'
+#' @inheritParams rff
+#' @param n_grids Number of random grids `P`, a whole number.
+#' @param kernel A kernel name or object with a binning pitch law: only
+#'   `"laplacian"` among kitchen's kernels.
+#' @param n_buckets `NULL` for one column per occupied bin, or a whole number
+#'   of hashed columns per grid.
+#' @param n_threads Number of threads for building the bin tables, or `NULL`
+#'   for the default (see [kitchen_threads()]).
+#' @param x Training data (a numeric matrix, a numeric data frame or a
+#'   `Matrix::dgCMatrix`), or, in hashed mode only, the input dimension.
+#' @return An object of class `c("kitchen_rbin", "kitchen_map")`: a plain
+#'   list holding the kernel, the rescaling, the pitches and shifts (`d x
+#'   n_grids` matrices, in rescaled units) and, unless hashed, the keys of
+#'   the occupied bins (`keys`, a raw vector) with their number per grid
+#'   (`n_bins`). `n_features` is the number of feature columns.
+#' @references Rahimi, A. and Recht, B. (2007). Random Features for
+#'   Large-Scale Kernel Machines. Advances in Neural Information Processing
+#'   Systems 20.
+#' @seealso [predict.kitchen_rbin()], [krr_fit()], [kernel_laplacian()].
+#' @export
+#' @examples
+#' x <- matrix(rnorm(500 * 3), 500, 3)
+#' map <- rbin(x, n_grids = 200, sigma = 2, seed = 1, n_threads = 1)
+#' map
+#' z <- predict(map, x[1:4, ], n_threads = 1)
+#' z[, 1:8]
+#' # Share of grids where two rows share a bin, against the exact kernel
+#' xs <- scale(x[1:4, ], center = map$center, scale = map$scale)
+#' round(as.matrix(tcrossprod(z)) - kernel_matrix(xs, kernel = map$kernel), 2)
+#'
+#' # Hashed mode needs no data
+#' hashed <- rbin(3, n_grids = 50, sigma = 1, n_buckets = 1024, seed = 1)
+#' dim(predict(hashed, x[1:4, ], n_threads = 1))
+rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
+                 scale = c("standard", "minmax", "none"), n_buckets = NULL, seed = NULL,
+                 n_threads = NULL, ...) {
+  scale <- rlang::arg_match(scale)
+  check_count(n_grids)
+  if (!is.null(n_buckets)) {
+    check_count(n_buckets)
+    check_column_count(as.numeric(n_grids) * n_buckets, "{.arg n_grids} x {.arg n_buckets}")
+  }
+  n_threads <- resolve_threads(n_threads)
+  sigma_given <- !is.null(sigma) || !is.character(kernel)
+  kernel <- as_kernel(kernel, sigma = sigma, ...)
+  binning_pitch(kernel, 0)  # refuses kernels without a pitch law, before any work
+  is_dimension <- is.numeric(x) && length(x) == 1L && is.null(dim(x))
+  if (is_dimension && is.null(n_buckets)) {
+    abort_arg(c("{.arg x} must be data: the map's columns are the bins occupied by the training rows.",
+                i = "Give {.arg n_buckets} for a hashed map that needs no data."))
+  }
+  if (!is_dimension) x <- as_data_matrix(x, allow_sparse = TRUE)
+
+  with_seed(seed, {
+    setup <- map_setup(x, scale, kernel, sigma_given)
+    d <- setup$d
+    pitch <- matrix(binning_pitch(setup$kernel, d * n_grids), d, n_grids)
+    shift <- matrix(stats::runif(d * n_grids), d, n_grids) * pitch
+  })
+
+  map <- list(
+    kernel = setup$kernel, d = d, n_grids = as.integer(n_grids),
+    n_buckets = if (!is.null(n_buckets)) as.integer(n_buckets),
+    scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
+    col_names = setup$rescale$names, pitch = pitch, shift = shift,
+    keys = NULL, n_bins = NULL,
+    n_features = if (!is.null(n_buckets)) as.integer(n_grids * n_buckets))
+  if (is.null(n_buckets)) {
+    built <- rbin_build_cpp(x, pitch, shift, map$center, map$scale, n_threads, resolve_simd())
+    check_column_count(sum(as.numeric(built$n_bins)), "The number of occupied bins")
+    map$keys <- built$keys
+    map$n_bins <- built$n_bins
+    map$n_features <- as.integer(sum(as.numeric(built$n_bins)))
+  }
+  structure(map, class = c("kitchen_rbin", "kitchen_map"))
+}
+
+#' Features of new data from a random binning map
+#'
+#' @param object A map from [rbin()].
+#' @param newdata Data with the map's columns: a numeric matrix, a numeric
+#'   data frame or a `Matrix::dgCMatrix`. When the map was built from data
+#'   with column names, columns are matched by name.
+#' @param n_threads Number of threads, or `NULL` for the default (see
+#'   [kitchen_threads()]). Results do not depend on it.
+#' @param ... Not used.
+#' @return A sparse `Matrix::dgCMatrix` with one row per row of `newdata`
+#'   and `object$n_features` columns, holding `1 / sqrt(n_grids)` in the
+#'   column of each row's bin on each grid. Rows that fall in bins no
+#'   training row occupied have no entry for those grids; the attributes
+#'   `unseen` (the number of such row-grid pairs) and `rows_with_unseen`
+#'   (the number of rows with at least one) report it. Both are 0 in hashed
+#'   mode.
+#' @export
+#' @examples
+#' x <- matrix(runif(300 * 2), 300, 2)
+#' map <- rbin(x, n_grids = 20, sigma = 0.5, seed = 1, n_threads = 1)
+#' z <- predict(map, matrix(c(0.5, 0.5, 5, 5), 2, byrow = TRUE), n_threads = 1)
+#' Matrix::rowSums(z > 0)   # the far point falls in unseen bins
+#' attr(z, "rows_with_unseen")
+predict.kitchen_rbin <- function(object, newdata, n_threads = NULL, ...) {
+  check_rbin_map(object)
+  newdata <- map_input(object, newdata)
+  n_threads <- resolve_threads(n_threads)
+  n_grids <- object$n_grids
+  check_column_count(as.numeric(nrow(newdata)) * n_grids,
+                     "The number of non-zeros ({.arg newdata} rows x {.arg n_grids})",
+                     hint = "Compute the features in blocks of rows.")
+  cols <- rbin_columns(object, newdata, n_threads)
+  first <- if (is.null(object$n_buckets)) c(0, cumsum(as.numeric(object$n_bins))) else
+    seq(0, n_grids) * as.numeric(object$n_buckets)
+  z <- rbin_sparse_cpp(cols, first, 1 / sqrt(n_grids), n_threads)
+  z@Dimnames <- list(rownames(newdata), NULL)
+  missing <- rbin_unseen_cpp(cols)
+  attr(z, "unseen") <- missing[[1]]
+  attr(z, "rows_with_unseen") <- missing[[2]]
+  z
+}
+
+# Column (0-based) of each row's bin per grid, n x n_grids; -1 for unseen
+# bins. `x` is checked data (map_input()).
+rbin_columns <- function(map, x, n_threads, call = rlang::caller_env()) {
+  hashed <- !is.null(map$n_buckets)
+  cols <- rbin_columns_cpp(x, map$pitch, map$shift, map$center, map$scale,
+                           if (hashed) raw(0) else map$keys,
+                           if (hashed) integer(0) else map$n_bins,
+                           if (hashed) map$n_buckets else 0, n_threads, resolve_simd())
+  if (is.null(cols)) abort_invalid_map("object", "kitchen_rbin", call = call)
+  cols
+}
+
+#' @export
+print.kitchen_rbin <- function(x, ...) {
+  cat("<kitchen random binning features>\n")
+  columns <- if (is.null(x$n_buckets)) {
+    sprintf("%s occupied bins (%s per grid on average)", format(x$n_features, big.mark = ","),
+            format(round(x$n_features / x$n_grids), big.mark = ","))
+  } else {
+    sprintf("%s (%s hashed buckets per grid)", format(x$n_features, big.mark = ","),
+            format(x$n_buckets, big.mark = ","))
+  }
+  print_map_fields(c(
+    kernel = kernel_label(x$kernel),
+    "input dimension" = x$d,
+    grids = x$n_grids,
+    features = columns,
+    scaling = x$scaling,
+    size = format(structure(utils::object.size(x), class = "object_size"), units = "auto")))
+  invisible(x)
+}
+
+# Checks the fields predict() relies on (the keys' order is checked in C++).
+check_rbin_map <- function(map, arg = rlang::caller_arg(map), call = rlang::caller_env()) {
+  d <- map$d
+  n_grids <- map$n_grids
+  shape <- c(d, n_grids)
+  hashed <- !is.null(map$n_buckets)
+  ok <- is.list(map) && is.numeric(d) && length(d) == 1L && isTRUE(d >= 1) &&
+    is.numeric(n_grids) && length(n_grids) == 1L && isTRUE(n_grids >= 1) &&
+    is.matrix(map$pitch) && is.double(map$pitch) && identical(dim(map$pitch), as.integer(shape)) &&
+    all(is.finite(map$pitch)) && all(map$pitch > 0) &&
+    is.matrix(map$shift) && is.double(map$shift) && identical(dim(map$shift), as.integer(shape)) &&
+    all(is.finite(map$shift)) &&
+    is.double(map$center) && length(map$center) == d && all(is.finite(map$center)) &&
+    is.double(map$scale) && length(map$scale) == d && all(is.finite(map$scale)) &&
+    all(map$scale > 0) && is.numeric(map$n_features) && length(map$n_features) == 1L
+  if (ok && hashed) {
+    ok <- is.numeric(map$n_buckets) && length(map$n_buckets) == 1L &&
+      isTRUE(map$n_buckets >= 1) && isTRUE(map$n_features == n_grids * map$n_buckets)
+  } else if (ok) {
+    ok <- is.raw(map$keys) && is.integer(map$n_bins) && length(map$n_bins) == n_grids &&
+      !anyNA(map$n_bins) && all(map$n_bins >= 0) &&
+      isTRUE(length(map$keys) == 8 * sum(as.numeric(map$n_bins))) &&
+      isTRUE(map$n_features == sum(as.numeric(map$n_bins)))
+  }
+  if (!ok) abort_invalid_map(arg, "kitchen_rbin", call = call)
+}
+
+# Sparse matrices index rows and columns with R integers. `what` may hold
+# cli markup.
+check_column_count <- function(count, what, hint = NULL, call = rlang::caller_env()) {
+  if (count > .Machine$integer.max) {
+    abort_arg(c(paste0(what, " must be at most ", .Machine$integer.max, ", not ",
+                       format(count, big.mark = ",", scientific = FALSE), "."),
+                i = hint), call = call)
+  }
+}

@@ -1,0 +1,27 @@
+// Mean and standard deviation of each column of a dense column-major
+// matrix, in two passes (the second on centred values), so columns whose
+// mean is large next to their spread keep their precision.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+
+namespace kitchen {
+
+// Columns [j_begin, j_end) of the n x d matrix x (column stride n); sd uses
+// the n - 1 denominator (0 when n = 1).
+inline void column_moments(const double* x, std::size_t n, std::size_t j_begin,
+                           std::size_t j_end, double* mean, double* sd) {
+  for (std::size_t j = j_begin; j < j_end; ++j) {
+    const double* col = x + j * n;
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += col[i];
+    const double m = sum / static_cast<double>(n);
+    double squares = 0.0;
+    for (std::size_t i = 0; i < n; ++i) squares += (col[i] - m) * (col[i] - m);
+    mean[j] = m;
+    sd[j] = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
+  }
+}
+
+}  // namespace kitchen
