@@ -1,7 +1,7 @@
 #' Ridge regression on random features
 #'
 #' Fits the linear machine of Rahimi and Recht (2007, section 5) on the
-#' features of a [rff()] or [fastfood()] map: ridge regression
+#' features of a [rff()], [fastfood()] or [rbin()] map: ridge regression
 #' of `y` on `z(x)`, which approximates kernel ridge regression with the
 #' map's kernel at a cost linear in the number of rows.
 #'
@@ -27,6 +27,19 @@
 #' pass over the data, and the (sigma, lambda) pair with the lowest GCV score
 #' is kept.
 #'
+#' **Random binning maps** ([rbin()]) have millions of sparse columns, so
+#' `Z'Z` is never formed: the ridge system is solved matrix-free by
+#' conjugate gradients, preconditioned by the diagonal of `Z'Z`, with the
+#' products `Z v` and `Z'u` computed in parallel C++ from each row's bin
+#' columns (4 bytes per non-zero; the rows are held that way, never as a
+#' feature matrix). Iterations stop when the relative residual is below
+#' `tol` or after `max_iter`, with a warning then; `summary()` reports the
+#' iterations and residual. There is no eigendecomposition to compute GCV
+#' from, so with these maps `lambda = "gcv"`, `"cv"` or a vector of
+#' candidates all choose lambda by K-fold cross-validation (each candidate
+#' solved by CG, warm-started from the previous one); give a single number
+#' to skip it.
+#'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper; `predict(type = "class")` returns the level with
 #' the largest response.
@@ -36,8 +49,9 @@
 #' @param y Response: a numeric vector, a numeric matrix (several responses
 #'   fitted at once) or a factor (classification).
 #' @param features A feature map built on the training data (for example
-#'   `rff(x, 1000)`), or the name of one (`"rff"`, `"fastfood"`), built from `x` with the
-#'   arguments in `...` (defaults: 1000 features).
+#'   `rff(x, 1000)`), or the name of one (`"rff"`, `"fastfood"`, `"rbin"`),
+#'   built from `x` with the arguments in `...` (defaults: 1000 features, or
+#'   100 grids for `"rbin"`).
 #' @param lambda `"gcv"`, `"cv"`, a positive number, or a vector of
 #'   non-negative candidates scored by GCV.
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
@@ -53,12 +67,15 @@
 #' @param block_size Rows featurised at a time; memory use is about
 #'   `block_size * n_features * 8` bytes. Results do not depend on it beyond
 #'   rounding.
+#' @param tol,max_iter Relative residual at which conjugate gradients stop,
+#'   and their iteration cap, for [rbin()] maps.
 #' @param ... Arguments for the map constructor when `features` is a name.
 #' @return An object of class `kitchen_krr`: a plain list with the map,
 #'   `coefficients` (a `n_features x k` matrix), `intercept`, `lambda`, the
 #'   candidates with their scores (`path`), response information, training
-#'   figures, timings and the call. It can be saved with [saveRDS()].
-#' @seealso [predict.kitchen_krr()], [rff()].
+#'   figures, timings, the conjugate-gradient report for [rbin()] maps
+#'   (`solver`) and the call. It can be saved with [saveRDS()].
+#' @seealso [predict.kitchen_krr()], [rff()], [fastfood()], [rbin()].
 #' @export
 #' @examples
 #' set.seed(1)
@@ -95,36 +112,54 @@ krr_fit.formula <- function(x, data, features = "rff", ...) {
 #' @export
 krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL,
                             n_folds = 5, folds = NULL, n_threads = NULL,
-                            verbose = interactive(), block_size = 4096, ...) {
+                            verbose = interactive(), block_size = 4096,
+                            tol = 1e-6, max_iter = 1000, ...) {
   call <- match.call()
   x <- as_data_matrix(x, allow_sparse = TRUE)
   response <- krr_response(y, nrow(x))
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
+  check_positive(tol)
+  check_count(max_iter)
   n_threads <- resolve_threads(n_threads)
   map <- krr_features(features, x, ...)
   sigmas <- bandwidth_candidates(sigma, map, lambda)
-  if (identical(lambda, "cv")) folds <- krr_folds(folds, nrow(x), n_folds) else folds <- NULL
+  binned <- inherits(map, "kitchen_rbin")
+  if (binned) {
+    check_rbin_map(map, arg = "features")
+    x <- map_input(map, x, arg = "x")
+    if (!is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
+  }
+  # Sparse maps have no eigendecomposition: every lambda choice is by CV.
+  by_cv <- identical(lambda, "cv") || (binned && !(is.numeric(lambda) && length(lambda) == 1))
+  folds <- if (by_cv) krr_folds(folds, nrow(x), n_folds)
 
   started <- proc.time()[["elapsed"]]
   read <- 0
-  fits <- lapply(sigmas, function(s) {
-    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
-    begin <- proc.time()[["elapsed"]]
-    stats <- krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds)
-    read <<- read + proc.time()[["elapsed"]] - begin
-    list(map = candidate, solution = krr_solve(stats, lambda))
-  })
-  score <- if (is.null(folds)) "gcv" else "cv"
-  scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
-  best <- if (length(fits) > 1) which.min(scores) else 1L
-  map <- fits[[best]]$map
-  solution <- fits[[best]]$solution
-  solved <- proc.time()[["elapsed"]]
-  sigma_path <- if (length(fits) > 1) {
-    data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
-               lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores)
+  sigma_path <- NULL
+  if (binned) {
+    solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads, verbose)
+    read <- solution$features_time
+    solved <- proc.time()[["elapsed"]]
+  } else {
+    fits <- lapply(sigmas, function(s) {
+      candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
+      begin <- proc.time()[["elapsed"]]
+      stats <- krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds)
+      read <<- read + proc.time()[["elapsed"]] - begin
+      list(map = candidate, solution = krr_solve(stats, lambda))
+    })
+    score <- if (is.null(folds)) "gcv" else "cv"
+    scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
+    best <- if (length(fits) > 1) which.min(scores) else 1L
+    map <- fits[[best]]$map
+    solution <- fits[[best]]$solution
+    solved <- proc.time()[["elapsed"]]
+    sigma_path <- if (length(fits) > 1) {
+      data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
+                 lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores)
+    }
   }
 
   structure(list(
@@ -138,6 +173,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
     response = response[c("type", "levels", "names")],
     n = nrow(x),
     training_rmse = solution$training_rmse,
+    solver = solution$solver,
     time = c(features_and_gram = read, solve = solved - started - read),
     col_names = colnames(x),
     call = call
@@ -224,13 +260,17 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
     }
     return(features)
   }
-  builders <- c("rff", "fastfood")
+  builders <- c("rff", "fastfood", "rbin")
   available <- builders[vapply(builders, exists, TRUE, envir = asNamespace("kitchen"), inherits = FALSE)]
   if (!is.character(features) || length(features) != 1L || !features %in% available) {
     abort_arg("{.arg features} must be a feature map or one of {.val {available}}.", call = call)
   }
   args <- list(...)
-  if (is.null(args$n_features)) args$n_features <- 1000
+  if (features == "rbin") {
+    if (is.null(args$n_grids)) args$n_grids <- 100
+  } else if (is.null(args$n_features)) {
+    args$n_features <- 1000
+  }
   do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args))
 }
 
@@ -375,7 +415,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
     rows <- start:min(n, start + block_size - 1)
     if (n == 0) break
     z <- predict(object$map, newdata[rows, , drop = FALSE], n_threads = n_threads)
-    out[rows, ] <- z %*% object$coefficients
+    out[rows, ] <- as.matrix(z %*% object$coefficients)  # rbin features are sparse
   }
   out <- sweep(out, 2, object$intercept, "+")
   if (type == "class") {
@@ -420,7 +460,16 @@ print.summary.kitchen_krr <- function(x, ...) {
     "GCV score" = if (is.na(x$gcv)) "-" else format(x$gcv, digits = 4),
     "CV mean squared error" = if (is.null(x$cv)) "-" else format(x$cv, digits = 4),
     "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
-    "time (s)" = sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])))
+    "solver" = if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
+      sprintf("conjugate gradients, %s iterations, relative residual %s (tol %g)%s",
+              paste(fit$solver$iterations, collapse = ", "),
+              format(max(fit$solver$residual), digits = 2), fit$solver$tol,
+              if (all(fit$solver$converged)) "" else ", NOT converged"),
+    "time (s)" = if (is.null(fit$solver)) {
+      sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
+    } else {
+      sprintf("bin columns %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
+    }))
   invisible(x)
 }
 
@@ -434,8 +483,10 @@ plot.kitchen_krr <- function(x, ...) {
   if (nrow(x$path) < 2) {
     abort_arg("This fit has a single {.arg lambda}: there is no path to plot.")
   }
-  graphics::plot(x$path$lambda, x$path$gcv, log = "xy", type = "b", pch = 20,
-                 xlab = "lambda", ylab = "GCV score", ...)
+  by_cv <- !is.null(x$path$cv)
+  graphics::plot(x$path$lambda, if (by_cv) x$path$cv else x$path$gcv, log = "xy", type = "b",
+                 pch = 20, xlab = "lambda",
+                 ylab = if (by_cv) "CV mean squared error" else "GCV score", ...)
   graphics::abline(v = x$lambda, lty = 2)
   invisible(x)
 }

@@ -11,6 +11,33 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// binned_times_cpp
+Rcpp::NumericVector binned_times_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector v, double value, int n_threads);
+RcppExport SEXP _kitchen_binned_times_cpp(SEXP colsSEXP, SEXP vSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type v(vSEXP);
+    Rcpp::traits::input_parameter< double >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(binned_times_cpp(cols, v, value, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// binned_crossprod_cpp
+Rcpp::NumericVector binned_crossprod_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector u, double n_columns, double value, int n_threads);
+RcppExport SEXP _kitchen_binned_crossprod_cpp(SEXP colsSEXP, SEXP uSEXP, SEXP n_columnsSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type u(uSEXP);
+    Rcpp::traits::input_parameter< double >::type n_columns(n_columnsSEXP);
+    Rcpp::traits::input_parameter< double >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(binned_crossprod_cpp(cols, u, n_columns, value, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fastfood_features_cpp
 SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center, SEXP scale, bool project_only, int n_threads, int simd);
 RcppExport SEXP _kitchen_fastfood_features_cpp(SEXP xSEXP, SEXP rows_as_columnsSEXP, SEXP map_listSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP project_onlySEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -187,6 +214,8 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
+    {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},

@@ -1,0 +1,139 @@
+# krr_fit() on random binning features: Z has millions of columns but only
+# n_grids non-zeros per row, so Z'Z is never formed. The ridge system
+# (Zc'Zc + lambda I) w = Zc'(y - ybar), with Zc the centred features, is
+# solved by preconditioned conjugate gradients using only the products Z v
+# and Z'u (multithreaded C++ on the n x n_grids matrix of column numbers,
+# 4 bytes a non-zero). The preconditioner is the diagonal of Zc'Zc + lambda I.
+
+# The fit, as krr_solve() returns it for dense maps, plus the solver's report.
+# `folds` (or NULL) scores the candidate lambdas by K-fold CV.
+binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose) {
+  began <- proc.time()[["elapsed"]]
+  cols <- rbin_columns(map, x, n_threads)
+  features_time <- proc.time()[["elapsed"]] - began
+  value <- 1 / sqrt(map$n_grids)
+  ops <- list(
+    times = function(v) binned_times_cpp(cols, v, value, n_threads),
+    cross = function(u) binned_crossprod_cpp(cols, u, map$n_features, value, n_threads))
+  n <- nrow(y)
+  everyone <- rep(1, n)
+
+  path <- NULL
+  if (!is.null(folds)) {
+    lambdas <- if (is.character(lambda)) binned_lambdas(n, map$n_features) else sort(lambda, decreasing = TRUE)
+    sse <- numeric(length(lambdas))
+    if (verbose) cli::cli_progress_bar("Cross-validating", total = max(folds) * length(lambdas), clear = TRUE)
+    for (fold in seq_len(max(folds))) {
+      held_out <- folds == fold
+      system <- binned_system(ops, as.numeric(!held_out), value)
+      start <- matrix(0, map$n_features, ncol(y))
+      for (l in seq_along(lambdas)) {
+        solved <- binned_solve(system, y, lambdas[l], start, tol, max_iter)
+        start <- solved$coefficients
+        fitted <- binned_fitted(ops, system, y, solved$coefficients)
+        sse[l] <- sse[l] + sum((y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE])^2)
+        if (verbose) cli::cli_progress_update()
+      }
+    }
+    path <- data.frame(lambda = lambdas, df = NA_real_, gcv = NA_real_, cv = sse / n)
+    lambda <- lambdas[which.min(path$cv)]
+  }
+
+  system <- binned_system(ops, everyone, value)
+  solved <- binned_solve(system, y, lambda, matrix(0, map$n_features, ncol(y)), tol, max_iter)
+  w <- solved$coefficients
+  colnames(w) <- colnames(y)
+  fitted <- binned_fitted(ops, system, y, w)
+  if (!all(solved$converged)) {
+    cli::cli_warn(c("Conjugate gradients did not reach {.arg tol} = {tol} in {max_iter} iterations.",
+                    i = "Relative residual {format(max(solved$residual), digits = 3)}; raise {.arg max_iter} or {.arg lambda}."))
+  }
+  list(coefficients = w, intercept = drop(system$ybar(y) - crossprod(w, system$zbar)),
+       lambda = lambda,
+       path = if (is.null(path)) data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_) else path,
+       training_rmse = sqrt(colMeans((y - fitted)^2)), features_time = features_time,
+       solver = list(method = "conjugate gradients", iterations = solved$iterations,
+                     converged = solved$converged, residual = solved$residual,
+                     tol = tol, max_iter = max_iter))
+}
+
+# Candidates for lambda: the mean eigenvalue of Z'Z is n / n_features
+# (every row has unit norm), and the grid spans six decades below ten
+# times it, descending so each solve starts from the previous solution.
+binned_lambdas <- function(n, n_features) {
+  (n / n_features) * 10^seq(1, -5, by = -0.5)
+}
+
+# The centred system on the rows with weight 1 in `rows` (0 elsewhere).
+binned_system <- function(ops, rows, value) {
+  n_rows <- sum(rows)
+  column_sums <- ops$cross(rows)                 # value x rows in each column
+  zbar <- column_sums / n_rows
+  list(
+    rows = rows, n = n_rows, zbar = zbar,
+    ybar = function(y) colSums(y * rows) / n_rows,
+    # diagonal of Zc'Zc: value^2 count - n zbar^2, with count = column_sums / value
+    diagonal = pmax(value * column_sums - n_rows * zbar^2, 0),
+    apply = function(v, lambda) {
+      ops$cross(rows * ops$times(v)) - n_rows * zbar * sum(zbar * v) + lambda * v
+    },
+    rhs = function(y_col) ops$cross(rows * (y_col - sum(y_col * rows) / n_rows)))
+}
+
+# Fitted values of every row (the held-out ones too) for coefficients w.
+binned_fitted <- function(ops, system, y, w) {
+  ybar <- system$ybar(y)
+  vapply(seq_len(ncol(w)), function(k) {
+    ops$times(w[, k]) - sum(system$zbar * w[, k]) + ybar[k]
+  }, numeric(nrow(y)))
+}
+
+# Each response column by preconditioned conjugate gradients from `start`.
+binned_solve <- function(system, y, lambda, start, tol, max_iter) {
+  k <- ncol(y)
+  out <- list(coefficients = start, iterations = integer(k), converged = logical(k),
+              residual = numeric(k))
+  precondition <- system$diagonal + lambda
+  for (j in seq_len(k)) {
+    if (j == 2 && k == 2 && all(y[, 2] == -y[, 1])) {
+      # two classes coded +1/-1 and -1/+1: the second solution is minus the first
+      out$coefficients[, 2] <- -out$coefficients[, 1]
+      out$iterations[2] <- 0L
+      out$converged[2] <- out$converged[1]
+      out$residual[2] <- out$residual[1]
+      break
+    }
+    b <- system$rhs(y[, j])
+    solved <- pcg(function(v) system$apply(v, lambda), b, precondition, start[, j], tol, max_iter)
+    out$coefficients[, j] <- solved$x
+    out$iterations[j] <- solved$iterations
+    out$converged[j] <- solved$converged
+    out$residual[j] <- solved$residual
+  }
+  out
+}
+
+# Preconditioned conjugate gradients for A x = b (A symmetric positive
+# definite, given as a function), stopping when ||b - A x|| <= tol ||b||.
+pcg <- function(apply_a, b, precondition, x, tol, max_iter) {
+  b_norm <- sqrt(sum(b^2))
+  if (b_norm == 0) return(list(x = 0 * b, iterations = 0L, converged = TRUE, residual = 0))
+  r <- b - apply_a(x)
+  z <- r / precondition
+  p <- z
+  rz <- sum(r * z)
+  iterations <- 0L
+  while (sqrt(sum(r^2)) > tol * b_norm && iterations < max_iter) {
+    ap <- apply_a(p)
+    alpha <- rz / sum(p * ap)
+    x <- x + alpha * p
+    r <- r - alpha * ap
+    z <- r / precondition
+    rz_next <- sum(r * z)
+    p <- z + (rz_next / rz) * p
+    rz <- rz_next
+    iterations <- iterations + 1L
+  }
+  residual <- sqrt(sum(r^2)) / b_norm
+  list(x = x, iterations = iterations, converged = residual <= tol, residual = residual)
+}

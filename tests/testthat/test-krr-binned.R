@@ -1,0 +1,105 @@
+# krr_fit() on random binning maps: matrix-free conjugate gradients.
+
+binned_toy <- function(n = 400, seed = 1) {
+  set.seed(seed)
+  x <- matrix(runif(n * 2, -2, 2), n, 2)
+  list(x = x, y = sin(2 * x[, 1]) + x[, 2]^2 / 2 + rnorm(n, sd = 0.1))
+}
+
+# Centred ridge solution from the dense feature matrix.
+dense_ridge <- function(z, y, lambda) {
+  zc <- scale(z, scale = FALSE)
+  w <- solve(crossprod(zc) + diag(lambda, ncol(z)), crossprod(zc, y - mean(y)))
+  list(w = drop(w), b = mean(y) - sum(colMeans(z) * w))
+}
+
+test_that("conjugate gradients match a direct dense solve of the ridge system", {
+  toy <- binned_toy()
+  map <- rbin(toy$x, n_grids = 30, sigma = 1, seed = 2)
+  for (lambda in c(1, 0.05)) {
+    fit <- krr_fit(toy$x, toy$y, map, lambda = lambda, tol = 1e-11, max_iter = 5000, n_threads = 1)
+    z <- as.matrix(predict(map, toy$x))
+    ref <- dense_ridge(z, toy$y, lambda)
+    expect_true(fit$solver$converged)
+    expect_equal(drop(fit$coefficients), ref$w, tolerance = 1e-7)
+    expect_equal(fit$intercept, ref$b, tolerance = 1e-7)
+    expect_equal(predict(fit, toy$x), drop(z %*% ref$w) + ref$b, tolerance = 1e-7)
+  }
+})
+
+test_that("the products Z v and Z'u equal the dense ones", {
+  toy <- binned_toy(n = 200)
+  map <- rbin(toy$x, n_grids = 9, sigma = 0.5, seed = 3)
+  newx <- rbind(toy$x[1:50, ], c(40, 40))  # the last row hits unseen bins
+  cols <- kitchen:::rbin_columns(map, newx, 1L)
+  z <- as.matrix(predict(map, newx))
+  v <- rnorm(map$n_features)
+  u <- rnorm(nrow(newx))
+  for (threads in 1:2) {
+    expect_equal(kitchen:::binned_times_cpp(cols, v, 1 / 3, threads), drop(z %*% v), tolerance = 1e-13)
+    expect_equal(kitchen:::binned_crossprod_cpp(cols, u, map$n_features, 1 / 3, threads),
+                 drop(crossprod(z, u)), tolerance = 1e-13)
+  }
+})
+
+test_that("K-fold CV of binned fits equals explicit refits on the other folds", {
+  toy <- binned_toy(n = 240, seed = 4)
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 5)
+  folds <- rep(1:3, length.out = 240)
+  lambdas <- c(1, 0.1)
+  fit <- krr_fit(toy$x, toy$y, map, lambda = lambdas, folds = folds, tol = 1e-11,
+                 max_iter = 5000, n_threads = 1)
+  z <- as.matrix(predict(map, toy$x))
+  expected <- vapply(lambdas, function(l) {
+    sum(vapply(1:3, function(k) {
+      train <- folds != k
+      ref <- dense_ridge(z[train, ], toy$y[train], l)
+      sum((toy$y[!train] - z[!train, ] %*% ref$w - ref$b)^2)
+    }, 0)) / 240
+  }, 0)
+  expect_equal(fit$path$cv, expected, tolerance = 1e-6)
+  expect_identical(fit$lambda, lambdas[which.min(expected)])
+  expect_identical(fit$n_folds, 3L)
+})
+
+test_that("the default lambda is chosen by CV, and fits classify", {
+  toy <- binned_toy(n = 500, seed = 6)
+  fit <- krr_fit(toy$x, toy$y, "rbin", n_grids = 40, seed = 7, n_threads = 2)
+  expect_s3_class(fit$map, "kitchen_rbin")
+  expect_identical(nrow(fit$path), 13L)
+  expect_true(all(is.finite(fit$path$cv)))
+  expect_lt(sqrt(mean((predict(fit, toy$x) - toy$y)^2)), 0.3)
+  expect_output(print(fit), "CV over 13")
+  expect_output(print(summary(fit)), "conjugate gradients")
+  class <- factor(ifelse(toy$x[, 1] > 0, "right", "left"))
+  fc <- krr_fit(toy$x, class, rbin(toy$x, 40, sigma = 1, seed = 8), lambda = 0.01)
+  expect_gt(mean(predict(fc, toy$x, type = "class") == class), 0.97)
+  expect_equal(fc$coefficients[, 1], -fc$coefficients[, 2])
+})
+
+test_that("binned fits do not depend on threads; they survive saveRDS", {
+  toy <- binned_toy(n = 300, seed = 9)
+  map <- rbin(toy$x, n_grids = 25, sigma = 1, seed = 10)
+  a <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1)
+  b <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 2)
+  expect_equal(a$coefficients, b$coefficients, tolerance = 1e-10)
+  path <- tempfile(fileext = ".rds")
+  saveRDS(a, path)
+  expect_identical(predict(readRDS(path), toy$x), predict(a, toy$x))
+})
+
+test_that("non-convergence warns; bad solver arguments are refused", {
+  toy <- binned_toy(n = 200, seed = 11)
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 12)
+  expect_warning(fit <- krr_fit(toy$x, toy$y, map, lambda = 1e-6, max_iter = 2),
+                 "did not reach")
+  expect_false(fit$solver$converged)
+  expect_output(print(summary(fit)), "NOT converged")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = 1, tol = 0), "tol")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = 1, max_iter = 0), "max_iter")
+  expect_error(krr_fit(toy$x, toy$y, map, sigma = c(1, 2)), "not available")
+  expect_error(krr_fit(cbind(toy$x, 1), toy$y, map, lambda = 1), "2 columns")
+  broken <- map
+  broken$n_bins <- NULL
+  expect_error(krr_fit(toy$x, toy$y, broken, lambda = 1), "not a valid")
+})
