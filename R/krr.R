@@ -37,8 +37,10 @@
 #' iterations and residual. There is no eigendecomposition to compute GCV
 #' from, so with these maps `lambda = "gcv"`, `"cv"` or a vector of
 #' candidates all choose lambda by K-fold cross-validation (each candidate
-#' solved by CG, warm-started from the previous one); give a single number
-#' to skip it.
+#' solved by CG to a relative residual of `max(tol, 1e-4)`, warm-started
+#' from the previous one, largest lambda first; the path stops once the CV
+#' error has risen for three candidates past its minimum); give a single
+#' number to skip it.
 #'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper; `predict(type = "class")` returns the level with

@@ -20,23 +20,8 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
 
   path <- NULL
   if (!is.null(folds)) {
-    lambdas <- if (is.character(lambda)) binned_lambdas(n, map$n_features) else sort(lambda, decreasing = TRUE)
-    sse <- numeric(length(lambdas))
-    if (verbose) cli::cli_progress_bar("Cross-validating", total = max(folds) * length(lambdas), clear = TRUE)
-    for (fold in seq_len(max(folds))) {
-      held_out <- folds == fold
-      system <- binned_system(ops, as.numeric(!held_out), value)
-      start <- matrix(0, map$n_features, ncol(y))
-      for (l in seq_along(lambdas)) {
-        solved <- binned_solve(system, y, lambdas[l], start, tol, max_iter)
-        start <- solved$coefficients
-        fitted <- binned_fitted(ops, system, y, solved$coefficients)
-        sse[l] <- sse[l] + sum((y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE])^2)
-        if (verbose) cli::cli_progress_update()
-      }
-    }
-    path <- data.frame(lambda = lambdas, df = NA_real_, gcv = NA_real_, cv = sse / n)
-    lambda <- lambdas[which.min(path$cv)]
+    path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose)
+    lambda <- path$lambda[which.min(path$cv)]
   }
 
   system <- binned_system(ops, everyone, value)
@@ -55,6 +40,40 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
        solver = list(method = "conjugate gradients", iterations = solved$iterations,
                      converged = solved$converged, residual = solved$residual,
                      tol = tol, max_iter = max_iter))
+}
+
+# K-fold CV over the candidate lambdas, largest first, each fold's solve
+# warm-started from its previous one. Like glmnet's path, it stops once
+# the CV error has risen for `patience` candidates in a row past its
+# minimum (the smallest lambdas need the most iterations); the candidates
+# not reached are dropped from the path. Fold solves stop at a relative
+# residual of max(tol, 1e-4).
+binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_iter, verbose,
+                           patience = 3) {
+  lambdas <- if (is.character(lambda)) binned_lambdas(nrow(y), n_features) else
+    sort(lambda, decreasing = TRUE)
+  n_folds <- max(folds)
+  systems <- lapply(seq_len(n_folds), function(k) binned_system(ops, as.numeric(folds != k), value))
+  starts <- rep(list(matrix(0, n_features, ncol(y))), n_folds)
+  cv <- rep(NA_real_, length(lambdas))
+  cv_tol <- max(tol, 1e-4)  # scores need less precision than the final fit
+  if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
+  for (l in seq_along(lambdas)) {
+    sse <- 0
+    for (k in seq_len(n_folds)) {
+      solved <- binned_solve(systems[[k]], y, lambdas[l], starts[[k]], cv_tol, max_iter)
+      starts[[k]] <- solved$coefficients
+      held_out <- folds == k
+      fitted <- binned_fitted(ops, systems[[k]], y, solved$coefficients)
+      sse <- sse + sum((y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE])^2)
+    }
+    cv[l] <- sse / nrow(y)
+    if (verbose) cli::cli_progress_update()
+    best <- which.min(cv)
+    if (l - best >= patience) break
+  }
+  reached <- !is.na(cv)
+  data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached])
 }
 
 # Candidates for lambda: the mean eigenvalue of Z'Z is n / n_features
