@@ -61,3 +61,7 @@ column_moments_cpp <- function(x, n_threads) {
     .Call(`_kitchen_column_moments_cpp`, x, n_threads)
 }
 
+column_ranges_cpp <- function(x, n_threads) {
+    .Call(`_kitchen_column_ranges_cpp`, x, n_threads)
+}
+

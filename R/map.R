@@ -16,8 +16,14 @@ input_rescaling <- function(x, method) {
     center <- moments$mean
     spread <- moments$sd
   } else {
-    low <- apply_columns(x, min)
-    high <- apply_columns(x, max)
+    if (inherits(x, "dgCMatrix")) {
+      low <- apply_columns(x, min)
+      high <- apply_columns(x, max)
+    } else {
+      range <- column_ranges_cpp(x, resolve_threads(NULL))
+      low <- range$low
+      high <- range$high
+    }
     center <- (high + low) / 2
     spread <- (high - low) / 2
   }
@@ -26,15 +32,9 @@ input_rescaling <- function(x, method) {
   list(center = as.numeric(center), scale = as.numeric(spread), names = names)
 }
 
+# f() of each column of a dgCMatrix.
 apply_columns <- function(x, f) {
-  if (inherits(x, "dgCMatrix")) {
-    vapply(seq_len(ncol(x)), function(j) {
-      col <- x[, j]
-      f(col)
-    }, numeric(1))
-  } else {
-    apply(x, 2, f)
-  }
+  vapply(seq_len(ncol(x)), function(j) f(x[, j]), numeric(1))
 }
 
 # Median pairwise distance between up to 1000 random rescaled rows.

@@ -212,6 +212,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// column_ranges_cpp
+Rcpp::List column_ranges_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kitchen_column_ranges_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(column_ranges_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
@@ -229,6 +240,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
+    {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},
     {NULL, NULL, 0}
 };
 

@@ -1,6 +1,7 @@
-// Mean and standard deviation of each column of a dense column-major
-// matrix, in two passes (the second on centred values), so columns whose
-// mean is large next to their spread keep their precision.
+// Per-column summaries of a dense column-major matrix for input rescaling:
+// mean and standard deviation in two passes (the second on centred values,
+// so columns whose mean is large next to their spread keep their
+// precision), and the range.
 #pragma once
 
 #include <cmath>
@@ -21,6 +22,21 @@ inline void column_moments(const double* x, std::size_t n, std::size_t j_begin,
     for (std::size_t i = 0; i < n; ++i) squares += (col[i] - m) * (col[i] - m);
     mean[j] = m;
     sd[j] = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
+  }
+}
+
+// Smallest and largest value of columns [j_begin, j_end).
+inline void column_ranges(const double* x, std::size_t n, std::size_t j_begin,
+                          std::size_t j_end, double* low, double* high) {
+  for (std::size_t j = j_begin; j < j_end; ++j) {
+    const double* col = x + j * n;
+    double lo = col[0], hi = col[0];
+    for (std::size_t i = 1; i < n; ++i) {
+      lo = col[i] < lo ? col[i] : lo;
+      hi = col[i] > hi ? col[i] : hi;
+    }
+    low[j] = lo;
+    high[j] = hi;
   }
 }
 
