@@ -47,9 +47,12 @@ speed <- c(
   sprintf("Map: %s occupied bins (%s per grid on average), %s in memory (8 bytes a bin); the feature matrix of all rows takes %s.",
           format(map$n_features, big.mark = ","), format(round(map$n_features / n_grids), big.mark = ","),
           format(utils::object.size(map), units = "MB"), format(utils::object.size(z), units = "MB")),
-  sprintf("Rows with a bin no training row occupied: %d of 581012 (%d row-grid pairs); all in the test rows: %s.",
-          attr(z, "rows_with_unseen"), attr(z, "unseen"),
-          attr(predict(map, x_train[1:1000, ], n_threads = 2), "rows_with_unseen") == 0))
+  local({
+    z_test <- predict(map, x[test, ], n_threads = 2)
+    sprintf("Test rows with at least one bin no training row occupied: %d of %d (%d of their %d row-grid pairs have no feature); training rows with one: %d.",
+            attr(z_test, "rows_with_unseen"), length(test), attr(z_test, "unseen"), length(test) * n_grids,
+            attr(z, "rows_with_unseen") - attr(z_test, "rows_with_unseen"))
+  }))
 rm(z)
 
 accuracy <- c("| scaling | sigma | lambda | occupied bins | CG iterations | test error | time (map + fit + predict) |",
