@@ -322,7 +322,7 @@ empty_statistics <- function(dim, k) {
 }
 
 add_statistics <- function(stats, z, y, blas, n_threads) {
-  list(gram = gram_update_cpp(stats$gram, z, blas, n_threads),
+  list(gram = gram_update_cpp(stats$gram, z, blas, n_threads, resolve_simd()),
        zy = stats$zy + crossprod(z, y), zsum = stats$zsum + colSums(z),
        ysum = stats$ysum + colSums(y), yy = stats$yy + colSums(y^2), n = stats$n + nrow(z))
 }
