@@ -52,6 +52,9 @@ inline void gram_packed_panel_update(const double* packed, std::size_t kc, std::
   const std::size_t begin = panel * gram_panel_width;
   const std::size_t end = std::min(dim, begin + gram_panel_width);
 #if KITCHEN_X86_SIMD
+  static_assert(gram_panel_width % detail::gram_avx512::nr == 0 &&
+                    gram_panel_width % detail::gram_avx2::nr == 0,
+                "panels must start on a tile boundary");
   if (level == simd_level::avx512) {
     detail::gram_packed_panel<detail::gram_avx512>(packed, kc, dim, begin, end, g);
   } else if (level == simd_level::avx2) {
