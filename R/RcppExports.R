@@ -21,8 +21,8 @@ simd_detect_cpp <- function() {
     .Call(`_kitchen_simd_detect_cpp`)
 }
 
-gram_update_cpp <- function(gram, z, use_blas, n_threads) {
-    .Call(`_kitchen_gram_update_cpp`, gram, z, use_blas, n_threads)
+gram_update_cpp <- function(gram, z, use_blas, n_threads, simd) {
+    .Call(`_kitchen_gram_update_cpp`, gram, z, use_blas, n_threads, simd)
 }
 
 gram_symmetrize_cpp <- function(gram) {

@@ -8,9 +8,10 @@
 #' The feature matrix is never held in memory: rows are featurised in blocks
 #' of `block_size` (in parallel), and each block is added to the sufficient
 #' statistics `Z'Z`, `Z'y`, the column sums and `y'y`. `Z'Z` goes to R's
-#' BLAS (`dsyrk`) when it is an optimised one, and to multithreaded Eigen
-#' code otherwise (see `options(kitchen.gemm)`). The intercept is not
-#' penalised: features and responses are centred.
+#' BLAS (`dsyrk`) when it is an optimised one, and to multithreaded code of
+#' kitchen otherwise (see `options(kitchen.gemm)`): AVX-512 or AVX2 kernels
+#' when the CPU has them (see [kitchen_simd()]), Eigen elsewhere. The
+#' intercept is not penalised: features and responses are centred.
 #'
 #' With `lambda = "gcv"` (the default) or a vector of values, one symmetric
 #' eigendecomposition of the centred `Z'Z` gives the generalised
@@ -322,7 +323,7 @@ empty_statistics <- function(dim, k) {
 }
 
 add_statistics <- function(stats, z, y, blas, n_threads) {
-  list(gram = gram_update_cpp(stats$gram, z, blas, n_threads),
+  list(gram = gram_update_cpp(stats$gram, z, blas, n_threads, resolve_simd()),
        zy = stats$zy + crossprod(z, y), zsum = stats$zsum + colSums(z),
        ysum = stats$ysum + colSums(y), yy = stats$yy + colSums(y^2), n = stats$n + nrow(z))
 }

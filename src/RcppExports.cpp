@@ -79,15 +79,16 @@ BEGIN_RCPP
 END_RCPP
 }
 // gram_update_cpp
-Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z, bool use_blas, int n_threads);
-RcppExport SEXP _kitchen_gram_update_cpp(SEXP gramSEXP, SEXP zSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP) {
+Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z, bool use_blas, int n_threads, int simd);
+RcppExport SEXP _kitchen_gram_update_cpp(SEXP gramSEXP, SEXP zSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type z(zSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gram_update_cpp(gram, z, use_blas, n_threads));
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_update_cpp(gram, z, use_blas, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -230,7 +231,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
-    {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 4},
+    {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 5},
     {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 1},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},

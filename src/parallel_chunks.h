@@ -58,7 +58,9 @@ void parallel_for_chunks(std::size_t n_units, double unit_cost, int n_threads, B
   if (n_units == 0) return;
   const double ops_per_chunk = 5e7;   // roughly 20-50 ms of work
   const double ops_per_task = 2e4;    // below this, a task is not worth a thread
-  const std::size_t chunk = std::max<std::size_t>(1, static_cast<std::size_t>(ops_per_chunk / unit_cost));
+  // At least one unit per thread, or expensive units would run one at a time.
+  const std::size_t chunk = std::max<std::size_t>(std::max(1, n_threads),
+                                                  static_cast<std::size_t>(ops_per_chunk / unit_cost));
   const std::size_t grain = std::max<std::size_t>(1, static_cast<std::size_t>(ops_per_task / unit_cost));
   BodyWorker<Body> worker(body);
   for (std::size_t begin = 0; begin < n_units; begin += chunk) {

@@ -75,12 +75,36 @@ test_that("the Gram update equals crossprod on both paths", {
   z <- matrix(rnorm(500 * 300), 500, 300)
   g0 <- crossprod(matrix(rnorm(20 * 300), 20, 300))
   update <- function(blas, threads) {
-    kitchen:::gram_symmetrize_cpp(kitchen:::gram_update_cpp(g0, z, blas, threads))
+    kitchen:::gram_symmetrize_cpp(kitchen:::gram_update_cpp(g0, z, blas, threads, 2L))
   }
   for (blas in c(TRUE, FALSE)) {
     expect_equal(update(blas, 2), g0 + crossprod(z), tolerance = 1e-12)
   }
   expect_identical(update(FALSE, 1), update(FALSE, 2))
+})
+
+test_that("the Gram update equals crossprod on every SIMD level and thread count", {
+  old <- options(kitchen.simd = NULL)
+  on.exit(options(old))
+  upper <- function(m) m[upper.tri(m, diag = TRUE)]
+  set.seed(16)
+  for (rows in c(1, 7, 300, 1000)) {
+    for (dim in c(1, 3, 17, 129, 300)) {
+      z <- matrix(rnorm(rows * dim), rows, dim)
+      g0 <- crossprod(matrix(rnorm(3 * dim), 3, dim))
+      expected <- upper(g0 + crossprod(z))
+      for (level in c("scalar", "avx2", "avx512")) {
+        options(kitchen.simd = level)
+        update <- function(threads) {
+          kitchen:::gram_update_cpp(g0, z, FALSE, threads, kitchen:::resolve_simd())
+        }
+        one <- update(1L)
+        label <- sprintf("rows %d, dim %d, %s", rows, dim, level)
+        expect_equal(upper(one), expected, tolerance = 1e-12, label = label)
+        expect_identical(update(2L), one, label = label)
+      }
+    }
+  }
 })
 
 test_that("classification separates a separable toy problem", {

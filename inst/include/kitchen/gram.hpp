@@ -5,12 +5,19 @@
 // the same way whatever the number of threads. Only the upper triangle is
 // computed (panel j holds rows 0 .. end of column range j); gram_symmetrize
 // copies it to the lower triangle at the end.
+//
+// Two ways to fill a panel: Eigen on all rows of Z (SSE2 under R's flags,
+// the portable path), or AVX-512 / AVX2 micro-kernels on blocks of rows
+// packed once for all panels (gram_simd.hpp).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 
 #include <Eigen/Dense>
+
+#include "gram_simd.hpp"
+#include "simd.hpp"
 
 namespace kitchen {
 
@@ -35,6 +42,27 @@ inline void gram_panel_update(const double* z, std::size_t rows, std::size_t ld_
   Eigen::Map<Matrix, 0, Stride> out(g + begin * dim, static_cast<Eigen::Index>(end),
                                     static_cast<Eigen::Index>(end - begin), Stride(dim));
   out.noalias() += left.transpose() * right;
+}
+
+// The same panel update for one block of kc rows of Z packed by
+// gram_pack_strips() on `level` (avx2 or avx512, already resolved against
+// the CPU). Entries below the diagonal may be updated too.
+inline void gram_packed_panel_update(const double* packed, std::size_t kc, std::size_t dim,
+                                     std::size_t panel, double* g, simd_level level) {
+  const std::size_t begin = panel * gram_panel_width;
+  const std::size_t end = std::min(dim, begin + gram_panel_width);
+#if KITCHEN_X86_SIMD
+  static_assert(gram_panel_width % detail::gram_avx512::nr == 0 &&
+                    gram_panel_width % detail::gram_avx2::nr == 0,
+                "panels must start on a tile boundary");
+  if (level == simd_level::avx512) {
+    detail::gram_packed_panel<detail::gram_avx512>(packed, kc, dim, begin, end, g);
+  } else if (level == simd_level::avx2) {
+    detail::gram_packed_panel<detail::gram_avx2>(packed, kc, dim, begin, end, g);
+  }
+#else
+  (void)packed, (void)kc, (void)begin, (void)end, (void)g, (void)level;
+#endif
 }
 
 // Copies the upper triangle of the dim x dim matrix g to its lower triangle.
