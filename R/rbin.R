@@ -66,7 +66,7 @@
 #' z[, 1:8]
 #' # Share of grids where two rows share a bin, against the exact kernel
 #' xs <- scale(x[1:4, ], center = map$center, scale = map$scale)
-#' round(as.matrix(tcrossprod(z)) - kernel_matrix(xs, kernel = map$kernel), 2)
+#' round(as.matrix(Matrix::tcrossprod(z)) - kernel_matrix(xs, kernel = map$kernel), 2)
 #'
 #' # Hashed mode needs no data
 #' hashed <- rbin(3, n_grids = 50, sigma = 1, n_buckets = 1024, seed = 1)
