@@ -1,4 +1,4 @@
-# Where dense products (random Fourier projections, later Z'Z) run: R's BLAS
+# Where dense products (random Fourier projections, Z'Z) run: R's BLAS
 # when it is an optimised one, else the Eigen code compiled into kitchen,
 # which beats the reference BLAS several times over. The option
 # `kitchen.gemm` ("auto", "blas" or "eigen") overrides the choice.
@@ -22,3 +22,12 @@ blas_is_optimised <- function() {
 }
 
 gemm_cache <- new.env(parent = emptyenv())
+
+# Z'Z in krr_fit(): kitchen's own AVX2/AVX-512 kernels (gram_simd.hpp) match
+# or beat an optimised BLAS's dsyrk on this project's machines (AVX-512: 166
+# against OpenBLAS 0.3.21's 89 GFlop/s on 2 threads, bench/results/gram.md),
+# so with "auto" the BLAS takes Z'Z only on CPUs without AVX2.
+gram_on_blas <- function(call = rlang::caller_env()) {
+  if (!identical(getOption("kitchen.gemm", "auto"), "auto")) return(use_blas(call))
+  blas_is_optimised() && kitchen_simd()$used == "scalar"
+}
