@@ -15,8 +15,9 @@
 #' R's BLAS and `"eigen"` kitchen's own code. The intercept is not penalised: features and
 #' responses are centred.
 #'
-#' With `lambda = "gcv"` (the default) or a vector of values, one symmetric
-#' eigendecomposition of the centred `Z'Z` gives the generalised
+#' With `lambda = "gcv"` (the default) or a vector of values, one reduction
+#' of the centred `Z'Z` to tridiagonal form (LAPACK `dsytrd`, a third of the
+#' work of a symmetric eigendecomposition) gives the generalised
 #' cross-validation score of every candidate exactly, at O(D) each, and the
 #' candidate with the lowest score is kept. A single number is used as given
 #' (solved by Cholesky, no score). With `lambda = "cv"`, the same candidates
@@ -349,15 +350,22 @@ krr_solve <- function(stats, lambda) {
     factor <- chol(gram + diag(lambda, dim))
     w <- backsolve(factor, forwardsolve(t(factor), zy))
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
+  } else if (!identical(lambda, "cv")) {
+    # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
+    # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry.
+    if (identical(lambda, "gcv")) lambda <- default_lambdas(diag(gram))
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambda)
+    path <- data.frame(lambda = lambda, df = scored$df, gcv = scored$gcv)
+    lambda <- lambda[scored$best]
+    w <- scored$coefficients
   } else {
     decomposition <- eigen(gram, symmetric = TRUE)
     values <- pmax(decomposition$values, 0)
     rotated <- crossprod(decomposition$vectors, zy)  # V'Z'y, dim x k
-    by_cv <- identical(lambda, "cv")
-    if (by_cv || identical(lambda, "gcv")) lambda <- default_lambdas(values)
+    lambda <- default_lambdas(values)
     path <- gcv_path(values, rotated, yy, n, lambda)
-    if (by_cv) path$cv <- cv_path(stats, lambda)
-    lambda <- path$lambda[which.min(if (by_cv) path$cv else path$gcv)]
+    path$cv <- cv_path(stats, lambda)
+    lambda <- path$lambda[which.min(path$cv)]
     w <- decomposition$vectors %*% (rotated / (values + lambda))
   }
   colnames(w) <- colnames(zy)
