@@ -15,16 +15,13 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   ops <- list(
     times = function(v) binned_times_cpp(cols, v, value, n_threads),
     cross = function(u) binned_crossprod_cpp(cols, u, map$n_features, value, n_threads))
-  n <- nrow(y)
-  everyone <- rep(1, n)
-
   path <- NULL
   if (!is.null(folds)) {
     path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose)
     lambda <- path$lambda[which.min(path$cv)]
   }
 
-  system <- binned_system(ops, everyone, value)
+  system <- binned_system(ops, rep(1, nrow(y)), value)
   solved <- binned_solve(system, y, lambda, matrix(0, map$n_features, ncol(y)), tol, max_iter)
   w <- solved$coefficients
   colnames(w) <- colnames(y)

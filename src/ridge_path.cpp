@@ -2,14 +2,9 @@
 // is linked to) reduces the centred Gram matrix to tridiagonal form; the
 // core scores every lambda from it; the chosen lambda's coefficients are
 // mapped back with the same Householder reflectors.
-#ifndef USE_FC_LEN_T
-#define USE_FC_LEN_T
-#endif
-#include <Rcpp.h>
+#include "blas_gemm.h"  // first: sets up R's Fortran string-length arguments
 #include <R_ext/Lapack.h>
-#ifndef FCONE
-#define FCONE
-#endif
+#include <Rcpp.h>
 
 #include <algorithm>
 #include <vector>
