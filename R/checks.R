@@ -52,3 +52,13 @@ check_positive <- function(x, arg = rlang::caller_arg(x),
   }
   invisible(x)
 }
+
+# One of `values` (as match.arg() would, but with kitchen's error class);
+# the whole vector, an untouched default, means its first value.
+match_choice <- function(x, values, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
+  if (identical(x, values)) return(values[[1]])
+  if (!is.character(x) || length(x) != 1L || is.na(x) || !x %in% values) {
+    abort_arg("{.arg {arg}} must be one of {.val {values}}, not {.val {format(x)}}.", call = call)
+  }
+  x
+}

@@ -48,8 +48,8 @@
 fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                      type = c("cos_sin", "cos_phase"),
                      scale = c("standard", "minmax", "none"), seed = NULL, ...) {
-  type <- rlang::arg_match(type)
-  scale <- rlang::arg_match(scale)
+  type <- match_choice(type, c("cos_sin", "cos_phase"))
+  scale <- match_choice(scale, c("standard", "minmax", "none"))
   check_feature_count(n_features, type)
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)

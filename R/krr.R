@@ -408,7 +408,7 @@ gcv_path <- function(values, rotated, yy, n, lambdas) {
 #' @export
 predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
                                 n_threads = NULL, block_size = 4096, ...) {
-  type <- rlang::arg_match(type)
+  type <- match_choice(type, c("response", "class"))
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
   }

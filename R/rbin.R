@@ -74,7 +74,7 @@
 rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
                  scale = c("standard", "minmax", "none"), n_buckets = NULL, seed = NULL,
                  n_threads = NULL, ...) {
-  scale <- rlang::arg_match(scale)
+  scale <- match_choice(scale, c("standard", "minmax", "none"))
   check_count(n_grids)
   if (!is.null(n_buckets)) {
     check_count(n_buckets)
