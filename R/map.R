@@ -2,7 +2,7 @@
 # the bandwidth heuristic, checking new data against the map, printing.
 
 # Centre and scale for each input column, from the training data.
-input_rescaling <- function(x, method) {
+input_rescaling <- function(x, method, call = rlang::caller_env()) {
   d <- ncol(x)
   names <- colnames(x)
   if (method == "none") return(list(center = rep(0, d), scale = rep(1, d), names = names))
@@ -24,11 +24,17 @@ input_rescaling <- function(x, method) {
       low <- range$low
       high <- range$high
     }
-    center <- (high + low) / 2
-    spread <- (high - low) / 2
+    center <- high / 2 + low / 2   # halves first: no overflow near the largest double
+    spread <- high / 2 - low / 2
   }
   # Constant columns: centred, not scaled (any scale gives zero anyway).
   spread[!(spread > 0)] <- 1
+  if (!all(is.finite(spread)) || !all(is.finite(center))) {
+    bad <- which(!is.finite(spread) | !is.finite(center))
+    abort_arg(c("{.arg x} has columns too large to rescale (their spread overflows a double).",
+                x = "Columns: {bad}.", i = "Divide them by a large constant first."),
+              call = call)
+  }
   list(center = as.numeric(center), scale = as.numeric(spread), names = names)
 }
 
@@ -93,7 +99,7 @@ map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env())
     return(list(d = d, kernel = kernel, scaling = "none", rescale = rescale))
   }
   x <- as_data_matrix(x, allow_sparse = TRUE, arg = "x", call = call)
-  rescale <- input_rescaling(x, scale)
+  rescale <- input_rescaling(x, scale, call = call)
   if (!sigma_given) kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
   list(d = ncol(x), kernel = kernel, scaling = scale, rescale = rescale)
 }

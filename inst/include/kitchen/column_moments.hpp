@@ -10,18 +10,33 @@
 namespace kitchen {
 
 // Columns [j_begin, j_end) of the n x d matrix x (column stride n); sd uses
-// the n - 1 denominator (0 when n = 1).
+// the n - 1 denominator (0 when n = 1). Sums run on values divided by the
+// column's largest magnitude, so values near the largest double (1e300 and
+// beyond) neither overflow nor lose the spread.
 inline void column_moments(const double* x, std::size_t n, std::size_t j_begin,
                            std::size_t j_end, double* mean, double* sd) {
   for (std::size_t j = j_begin; j < j_end; ++j) {
     const double* col = x + j * n;
+    double big = 0.0;
+    for (std::size_t i = 0; i < n; ++i) big = std::fabs(col[i]) > big ? std::fabs(col[i]) : big;
     double sum = 0.0;
-    for (std::size_t i = 0; i < n; ++i) sum += col[i];
-    const double m = sum / static_cast<double>(n);
+    if (big > 0.0) {
+      for (std::size_t i = 0; i < n; ++i) sum += col[i] / big;
+    }
+    const double m = big * (sum / static_cast<double>(n));
+    double spread = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      spread = std::fabs(col[i] - m) > spread ? std::fabs(col[i] - m) : spread;
+    }
     double squares = 0.0;
-    for (std::size_t i = 0; i < n; ++i) squares += (col[i] - m) * (col[i] - m);
+    if (spread > 0.0) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const double t = (col[i] - m) / spread;
+        squares += t * t;
+      }
+    }
     mean[j] = m;
-    sd[j] = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
+    sd[j] = n > 1 ? spread * std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
   }
 }
 
