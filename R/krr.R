@@ -137,6 +137,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
     x <- map_input(map, x, arg = "x")
     if (!is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
   }
+  if (!binned) check_gram_size(map$n_features)
   # Sparse maps have no eigendecomposition: every lambda choice is by CV.
   by_cv <- identical(lambda, "cv") || (binned && !(is.numeric(lambda) && length(lambda) == 1))
   folds <- if (by_cv) krr_folds(folds, nrow(x), n_folds)
@@ -214,6 +215,17 @@ krr_response <- function(y, n, call = rlang::caller_env()) {
               call = call)
   }
   out
+}
+
+# Z'Z is a dense D x D matrix (plus copies while solving): refused up front,
+# with the memory it would need, past 2^31 - 1 entries (16 GB).
+check_gram_size <- function(n_features, call = rlang::caller_env()) {
+  entries <- as.double(n_features)^2
+  if (entries > 2^31 - 1) {
+    abort_arg(c("{.arg features} has {n_features} features: Z'Z would need {format(entries * 8 / 2^30, digits = 3)} GB (more than 2^31 - 1 entries).",
+                i = "Use fewer features, or {.fn rbin}, whose fits never form Z'Z."),
+              call = call)
+  }
 }
 
 check_lambda <- function(lambda, call = rlang::caller_env()) {

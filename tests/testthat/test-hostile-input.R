@@ -158,6 +158,7 @@ catalogue <- list(
   list("krr_fit: block_size 0", quote(krr_fit(good_x, good_y, rff_map, block_size = 0)), "block_size"),
   list("krr_fit: verbose NA", quote(krr_fit(good_x, good_y, rff_map, verbose = NA)), "verbose"),
   list("krr_fit: n_threads 0", quote(krr_fit(good_x, good_y, rff_map, n_threads = 0)), "n_threads"),
+  list("krr_fit: Z'Z of D = 500000", quote(krr_fit(good_x, good_y, rff(3, 500000, sigma = 1))), "GB"),
   list("krr_fit: tol 0", quote(krr_fit(good_x, good_y, bin_map, lambda = 1, tol = 0)), "tol"),
   list("krr_fit: max_iter 0", quote(krr_fit(good_x, good_y, bin_map, lambda = 1, max_iter = 0)), "max_iter"),
   list("krr_fit: tampered rbin map", quote(krr_fit(good_x, good_y, tamper(bin_map, "shift", NULL), lambda = 1)), "valid"),
