@@ -46,12 +46,25 @@
 #' error has risen for three candidates past its minimum); give a single
 #' number to skip it.
 #'
+#' **Chunked data** ([chunked()]) are read one chunk at a time, so the data
+#' need never fit in memory: each chunk is checked, featurised in blocks and
+#' added to the same sufficient statistics, giving the same fit as the bound
+#' data in memory (up to rounding). `features` must then be a map already
+#' built ([rff()] or [fastfood()]; for example on the first chunk, see
+#' [read_chunk()]): random binning maps are not available with chunked data
+#' yet. Every bandwidth candidate in `sigma` reads the chunks once more. With
+#' `lambda = "cv"`, whole chunks are assigned to folds in turn (chunk `i` to
+#' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
+#' chunks; `folds` cannot be given.
+#'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper; `predict(type = "class")` returns the level with
 #' the largest response.
 #'
 #' @param x Training data: a numeric matrix, a numeric data frame or a
-#'   `Matrix::dgCMatrix`; or, for the formula method, a formula.
+#'   `Matrix::dgCMatrix`; chunked data from [chunked()] (then `y` is not
+#'   given: each chunk holds its response); or, for the formula method, a
+#'   formula.
 #' @param y Response: a numeric vector, a numeric matrix (several responses
 #'   fitted at once) or a factor (classification).
 #' @param features A feature map built on the training data (for example
@@ -81,7 +94,7 @@
 #'   candidates with their scores (`path`), response information, training
 #'   figures, timings, the conjugate-gradient report for [rbin()] maps
 #'   (`solver`) and the call. It can be saved with [saveRDS()].
-#' @seealso [predict.kitchen_krr()], [rff()], [fastfood()], [rbin()].
+#' @seealso [predict.kitchen_krr()], [rff()], [fastfood()], [rbin()], [chunked()].
 #' @export
 #' @examples
 #' set.seed(1)
@@ -429,7 +442,9 @@ gcv_path <- function(values, rotated, yy, n, lambdas) {
 #'
 #' @param object A fit from [krr_fit()].
 #' @param newdata New data with the training columns (matched by name when
-#'   the training data had names); a data frame for formula fits.
+#'   the training data had names); a data frame for formula fits. Or chunked
+#'   data from [chunked()]: the predictions for all rows are returned in
+#'   chunk order, one chunk read at a time.
 #' @param type `"response"` for the fitted values (a vector for a single
 #'   response, else a matrix with one column per response or class), or
 #'   `"class"` for the predicted class of a classification fit.
@@ -442,6 +457,9 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
   type <- rlang::arg_match(type)
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
+  }
+  if (inherits(newdata, "kitchen_chunked")) {
+    return(predict_chunked(object, newdata, type, n_threads, block_size))
   }
   if (!is.null(object$terms)) {
     terms <- stats::delete.response(object$terms)
