@@ -46,12 +46,25 @@
 #' error has risen for three candidates past its minimum); give a single
 #' number to skip it.
 #'
+#' **Chunked data** ([chunked()]) are read one chunk at a time, so the data
+#' need never fit in memory: each chunk is checked, featurised in blocks and
+#' added to the same sufficient statistics, giving the same fit as the bound
+#' data in memory (up to rounding). `features` must then be a map already
+#' built ([rff()] or [fastfood()]; for example on the first chunk, see
+#' [read_chunk()]): random binning maps are not available with chunked data
+#' yet. Every bandwidth candidate in `sigma` reads the chunks once more. With
+#' `lambda = "cv"`, whole chunks are assigned to folds in turn (chunk `i` to
+#' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
+#' chunks; `folds` cannot be given.
+#'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper; `predict(type = "class")` returns the level with
 #' the largest response.
 #'
 #' @param x Training data: a numeric matrix, a numeric data frame or a
-#'   `Matrix::dgCMatrix`; or, for the formula method, a formula.
+#'   `Matrix::dgCMatrix`; chunked data from [chunked()] (then `y` is not
+#'   given: each chunk holds its response); or, for the formula method, a
+#'   formula.
 #' @param y Response: a numeric vector, a numeric matrix (several responses
 #'   fitted at once) or a factor (classification).
 #' @param features A feature map built on the training data (for example
@@ -81,7 +94,7 @@
 #'   candidates with their scores (`path`), response information, training
 #'   figures, timings, the conjugate-gradient report for [rbin()] maps
 #'   (`solver`) and the call. It can be saved with [saveRDS()].
-#' @seealso [predict.kitchen_krr()], [rff()], [fastfood()], [rbin()].
+#' @seealso [predict.kitchen_krr()], [rff()], [fastfood()], [rbin()], [chunked()].
 #' @export
 #' @examples
 #' set.seed(1)
@@ -143,46 +156,59 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   folds <- if (by_cv) krr_folds(folds, nrow(x), n_folds)
 
   started <- proc.time()[["elapsed"]]
-  read <- 0
-  sigma_path <- NULL
   if (binned) {
     solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads, verbose)
-    read <- solution$features_time
-    solved <- proc.time()[["elapsed"]]
+    search <- list(map = map, solution = solution, sigma_path = NULL,
+                   read = solution$features_time)
   } else {
-    fits <- lapply(sigmas, function(s) {
-      candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
-      begin <- proc.time()[["elapsed"]]
-      stats <- krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds)
-      read <<- read + proc.time()[["elapsed"]] - begin
-      list(map = candidate, solution = krr_solve(stats, lambda))
+    search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
+      krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds)
     })
-    score <- if (is.null(folds)) "gcv" else "cv"
-    scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
-    best <- if (length(fits) > 1) which.min(scores) else 1L
-    map <- fits[[best]]$map
-    solution <- fits[[best]]$solution
-    solved <- proc.time()[["elapsed"]]
-    sigma_path <- if (length(fits) > 1) {
-      data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
-                 lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores)
-    }
   }
+  new_krr_fit(search, folds, response, nrow(x), colnames(x), started, call)
+}
 
+# One pass over the data per bandwidth candidate (`pass(map)` returns the
+# sufficient statistics), each solved by krr_solve(); the candidate with the
+# lowest GCV (or CV) score is kept. Shared by in-memory and chunked data.
+krr_bandwidth_search <- function(map, sigmas, lambda, pass) {
+  read <- 0
+  fits <- lapply(sigmas, function(s) {
+    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
+    begin <- proc.time()[["elapsed"]]
+    stats <- pass(candidate)
+    read <<- read + proc.time()[["elapsed"]] - begin
+    list(map = candidate, solution = krr_solve(stats, lambda), stats = stats)
+  })
+  score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
+  scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
+  best <- if (length(fits) > 1) which.min(scores) else 1L
+  sigma_path <- if (length(fits) > 1) {
+    data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
+               lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores)
+  }
+  list(map = fits[[best]]$map, solution = fits[[best]]$solution,
+       stats = fits[[best]]$stats, sigma_path = sigma_path, read = read)
+}
+
+# The kitchen_krr object, from the search result and what describes the data.
+new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
+  solution <- search$solution
+  solved <- proc.time()[["elapsed"]]
   structure(list(
-    map = map,
+    map = search$map,
     coefficients = solution$coefficients,
     intercept = solution$intercept,
     lambda = solution$lambda,
     path = solution$path,
-    sigma_path = sigma_path,
+    sigma_path = search$sigma_path,
     n_folds = if (!is.null(folds)) max(folds),
     response = response[c("type", "levels", "names")],
-    n = nrow(x),
+    n = n,
     training_rmse = solution$training_rmse,
     solver = solution$solver,
-    time = c(features_and_gram = read, solve = solved - started - read),
-    col_names = colnames(x),
+    time = c(features_and_gram = search$read, solve = solved - started - search$read),
+    col_names = col_names,
     call = call
   ), class = "kitchen_krr")
 }
@@ -295,37 +321,55 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
 # One pass over the rows: Z'Z, Z'y, column sums of Z and y, y'y; with
 # `folds`, the same statistics per fold too (their sum is the total).
 krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NULL) {
+  acc <- new_accumulator(map, ncol(y), if (!is.null(folds)) max(folds))
+  progress <- verbose && nrow(x) > block_size
+  if (progress) cli::cli_progress_bar("Reading rows", total = nrow(x), clear = TRUE)
+  acc <- accumulate_rows(acc, map, x, y, folds, block_size, n_threads,
+                         if (progress) function(done) cli::cli_progress_update(set = done))
+  finish_statistics(acc)
+}
+
+# Running statistics: the total, or one set per fold (summed at the end).
+new_accumulator <- function(map, k, n_folds = NULL) {
+  empty <- empty_statistics(map$n_features, k)
+  list(total = empty, per_fold = if (!is.null(n_folds)) rep(list(empty), n_folds),
+       blas = gram_on_blas())
+}
+
+# Adds the rows of x (already checked for the map) in blocks of
+# `block_size`; `folds` (or NULL) gives each row's fold. Chunked data call
+# this once per chunk, in-memory data once.
+accumulate_rows <- function(acc, map, x, y, folds, block_size, n_threads, progress = NULL) {
   n <- nrow(x)
-  starts <- seq(1, n, by = block_size)
-  blas <- gram_on_blas()
-  empty <- empty_statistics(map$n_features, ncol(y))
-  per_fold <- if (!is.null(folds)) rep(list(empty), max(folds))
-  total <- empty
-  if (verbose && length(starts) > 1) {
-    cli::cli_progress_bar("Reading rows", total = n, clear = TRUE)
-  }
-  for (start in starts) {
+  for (start in seq(1, n, by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
     z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
     yb <- y[rows, , drop = FALSE]
     if (is.null(folds)) {
-      total <- add_statistics(total, z, yb, blas, n_threads)
+      acc$total <- add_statistics(acc$total, z, yb, acc$blas, n_threads)
     } else {
       for (k in unique(folds[rows])) {
         mine <- folds[rows] == k
-        per_fold[[k]] <- add_statistics(per_fold[[k]], z[mine, , drop = FALSE],
-                                        yb[mine, , drop = FALSE], blas, n_threads)
+        acc$per_fold[[k]] <- add_statistics(acc$per_fold[[k]], z[mine, , drop = FALSE],
+                                            yb[mine, , drop = FALSE], acc$blas, n_threads)
       }
     }
-    if (verbose && length(starts) > 1) cli::cli_progress_update(set = max(rows))
+    if (!is.null(progress)) progress(max(rows))
   }
-  if (!is.null(folds)) {
+  acc
+}
+
+# The Gram updates fill one triangle: symmetrise, and sum the folds.
+finish_statistics <- function(acc) {
+  per_fold <- acc$per_fold
+  if (!is.null(per_fold)) {
     per_fold <- lapply(per_fold, function(s) {
       s$gram <- gram_symmetrize_cpp(s$gram)
       s
     })
     total <- Reduce(sum_statistics, per_fold)
   } else {
+    total <- acc$total
     total$gram <- gram_symmetrize_cpp(total$gram)
   }
   total$folds <- per_fold
@@ -410,7 +454,9 @@ gcv_path <- function(values, rotated, yy, n, lambdas) {
 #'
 #' @param object A fit from [krr_fit()].
 #' @param newdata New data with the training columns (matched by name when
-#'   the training data had names); a data frame for formula fits.
+#'   the training data had names); a data frame for formula fits. Or chunked
+#'   data from [chunked()]: the predictions for all rows are returned in
+#'   chunk order, one chunk read at a time.
 #' @param type `"response"` for the fitted values (a vector for a single
 #'   response, else a matrix with one column per response or class), or
 #'   `"class"` for the predicted class of a classification fit.
@@ -423,6 +469,9 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
   type <- match_choice(type, c("response", "class"))
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
+  }
+  if (inherits(newdata, "kitchen_chunked")) {
+    return(predict_chunked(object, newdata, type, n_threads, block_size))
   }
   if (!is.null(object$terms)) {
     terms <- stats::delete.response(object$terms)
