@@ -251,6 +251,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
     abort_arg("Arguments in {.arg ...} are not used with chunked data (the map must already be built).")
   }
   map <- chunked_map(if (!missing(features)) features)
+  check_gram_size(map$n_features)
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)

@@ -57,6 +57,7 @@ median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
 # by name when the map has names, dense double or dgCMatrix.
 map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
                       call = rlang::caller_env()) {
+  force(arg)  # the caller's expression, before newdata is replaced below
   newdata <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
   names <- colnames(newdata)
   if (!is.null(map$col_names) && !is.null(names)) {
