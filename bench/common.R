@@ -37,3 +37,14 @@ write_result <- function(lines, name) {
   cat(lines, sep = "\n")
   cat("\nwritten to", path, "\n")
 }
+
+# Forest CoverType from ../shared/data with the split of Rahimi & Recht's
+# sizes (522910 training, 58102 test rows), fixed by seed 2007.
+covtype_split <- function() {
+  env <- new.env()
+  load(file.path("..", "shared", "data", "covtype.RData"), envir = env)
+  set.seed(2007)
+  rows <- sample(nrow(env$covtype.libsvm$X))
+  list(x = env$covtype.libsvm$X, y = factor(env$covtype.libsvm$y),
+       train = rows[1:522910], test = rows[522911:581012])
+}

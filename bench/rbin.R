@@ -10,13 +10,11 @@
 
 source(file.path("bench", "common.R"))
 suppressPackageStartupMessages(library(kitchen))
-load(file.path("..", "shared", "data", "covtype.RData"))
-x <- covtype.libsvm$X
-y <- factor(covtype.libsvm$y)
-set.seed(2007)
-rows <- sample(nrow(x))
-train <- rows[1:522910]
-test <- rows[522911:581012]
+covtype <- covtype_split()
+x <- covtype$x
+y <- covtype$y
+train <- covtype$train
+test <- covtype$test
 x_train <- x[train, ]
 n_grids <- 50
 
