@@ -5,7 +5,10 @@
 interrupt_delay <- function(code, warm_up = 2) {
   child <- processx::process$new(
     file.path(R.home("bin"), "Rscript"), c("-e", code),
-    stdout = "|", stderr = "|", env = c("current", KITCHEN_NUM_THREADS = "2"))
+    stdout = "|", stderr = "|",
+    # the child must find the kitchen being tested (under R CMD check, in its own library)
+    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
+            KITCHEN_NUM_THREADS = "2"))
   on.exit(if (child$is_alive()) child$kill())
   Sys.sleep(warm_up)
   if (!child$is_alive()) return(NA_real_)  # finished (or failed) before the signal
