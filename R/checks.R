@@ -62,3 +62,10 @@ match_choice <- function(x, values, arg = rlang::caller_arg(x), call = rlang::ca
   }
   x
 }
+
+# The largest dense double matrix kitchen allocates, in entries: what an R
+# matrix allocated from C holds (17 GB). Larger requests are refused up
+# front with the memory they would need.
+max_dense_entries <- 2^31 - 1
+
+gigabytes <- function(entries) format(entries * 8 / 1e9, digits = 3)

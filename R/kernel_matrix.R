@@ -64,14 +64,11 @@ kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = N
   k
 }
 
-# The largest result, in entries: what an R matrix allocated from C holds.
-kernel_matrix_max_entries <- 2^31 - 1
-
 # Refuses, before any allocation, a result too large to hold.
 check_kernel_matrix_size <- function(n, m, call = rlang::caller_env()) {
   entries <- as.double(n) * as.double(m)
-  if (entries > kernel_matrix_max_entries) {
-    gb <- format(entries * 8 / 1e9, digits = 3)
+  if (entries > max_dense_entries) {
+    gb <- gigabytes(entries)
     abort_arg(c("The kernel matrix would be too large: {n} x {m} entries need {gb} GB.",
                 i = "{.fn kernel_matrix} computes at most 2^31 - 1 entries (17 GB).",
                 i = "Compute it in blocks of rows of {.arg x}, or use random features."),

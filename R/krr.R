@@ -244,11 +244,11 @@ krr_response <- function(y, n, call = rlang::caller_env()) {
 }
 
 # Z'Z is a dense D x D matrix (plus copies while solving): refused up front,
-# with the memory it would need, past 2^31 - 1 entries (16 GB).
+# with the memory it would need, past max_dense_entries (as kernel_matrix()).
 check_gram_size <- function(n_features, call = rlang::caller_env()) {
   entries <- as.double(n_features)^2
-  if (entries > 2^31 - 1) {
-    abort_arg(c("{.arg features} has {n_features} features: Z'Z would need {format(entries * 8 / 2^30, digits = 3)} GB (more than 2^31 - 1 entries).",
+  if (entries > max_dense_entries) {
+    abort_arg(c("{.arg features} has {n_features} features: Z'Z would need {gigabytes(entries)} GB (more than 2^31 - 1 entries).",
                 i = "Use fewer features, or {.fn rbin}, whose fits never form Z'Z."),
               call = call)
   }
