@@ -6,14 +6,17 @@
 #' model on those features behaves like the kernel machine at a fraction of
 #' the cost.
 #'
-#' The package so far provides:
+#' The package provides:
 #' * kernel objects ([kernels]) and exact kernel matrices ([kernel_matrix()]);
 #' * feature maps: random Fourier features ([rff()]), Fastfood
 #'   ([fastfood()]) and random binning ([rbin()], sparse features), with
 #'   `predict()` methods computing features in parallel;
 #' * [krr_fit()]: ridge regression and classification on those features,
 #'   with lambda (and the bandwidth) chosen by GCV or cross-validation,
-#'   without ever holding the feature matrix in memory;
+#'   without ever holding the feature matrix in memory, and
+#'   [predict()][predict.kitchen_krr] for new data;
+#' * [chunked()]: data read one chunk at a time, for fits and predictions
+#'   on data larger than memory;
 #' * [fwht()]: a fast, multithreaded Walsh-Hadamard transform with SIMD
 #'   kernels chosen at run time, the building block of Fastfood;
 #' * [cpu_act]: the CPU activity data used in the papers.
@@ -21,6 +24,26 @@
 #' Parallel functions take `n_threads`; see [kitchen_threads()] for how the
 #' default is chosen, and [kitchen_simd()] for the instruction sets in use.
 #'
+#' Start with the vignettes: `vignette("kitchen")` (getting started: kernels,
+#' the three maps, fitting, lambda by GCV, classification, prediction,
+#' saving a model), `vignette("choosing-a-map")` (accuracy and speed of the
+#' three maps side by side) and `vignette("how-it-works")` (Bochner's
+#' theorem, random binning and Fastfood, with numeric checks).
+#'
+#' @references Rahimi, A. and Recht, B. (2007). Random features for
+#'   large-scale kernel machines. Advances in Neural Information Processing
+#'   Systems 20.
+#'
+#'   Le, Q., Sarlos, T. and Smola, A. (2013). Fastfood: Approximating Kernel
+#'   Expansions in Loglinear Time. Proceedings of the 30th International
+#'   Conference on Machine Learning.
+#' @examples
+#' data(cpu_act)
+#' x <- as.matrix(cpu_act[names(cpu_act) != "usr"])
+#' map <- rff(x, n_features = 300, sigma = 4, scale = "minmax", seed = 1)
+#' fit <- krr_fit(x, cpu_act$usr, map, n_threads = 2)
+#' fit
+#' head(predict(fit, x, n_threads = 2))
 #' @keywords internal
 #' @useDynLib kitchen, .registration = TRUE
 #' @importFrom Rcpp sourceCpp

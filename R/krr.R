@@ -463,7 +463,28 @@ gcv_path <- function(values, rotated, yy, n, lambdas) {
 #' @param n_threads Number of threads, or `NULL` for the default.
 #' @param block_size Rows featurised at a time.
 #' @param ... Not used.
+#' @return For `type = "response"`, a numeric vector (one response) or a
+#'   matrix with a column per response or class; for `type = "class"`, a
+#'   factor with the training levels.
+#' @seealso [krr_fit()], [chunked()] for predictions on data larger than
+#'   memory.
 #' @export
+#' @examples
+#' set.seed(1)
+#' x <- matrix(runif(1000 * 2, -3, 3), 1000, 2)
+#' y <- sin(x[, 1]) + cos(x[, 2]) + rnorm(1000, sd = 0.1)
+#' fit <- krr_fit(x[1:800, ], y[1:800], rff(x[1:800, ], 200, sigma = 1, seed = 1),
+#'                n_threads = 2)
+#' yhat <- predict(fit, x[801:1000, ], n_threads = 2)
+#' sqrt(mean((yhat - y[801:1000])^2))
+#'
+#' # Classes, and the fitted +1 / -1 scores behind them
+#' label <- factor(ifelse(y > 0.5, "high", "low"))
+#' classifier <- krr_fit(x[1:800, ], label[1:800],
+#'                       rff(x[1:800, ], 200, sigma = 1, seed = 1), n_threads = 2)
+#' table(predict(classifier, x[801:1000, ], type = "class", n_threads = 2),
+#'       label[801:1000])
+#' head(predict(classifier, x[801:1000, ], n_threads = 2), 3)
 predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
                                 n_threads = NULL, block_size = 4096, ...) {
   type <- match_choice(type, c("response", "class"))
