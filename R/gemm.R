@@ -1,7 +1,6 @@
-# Where dense products (random Fourier projections, Z'Z) run: R's BLAS
-# when it is an optimised one, else the Eigen code compiled into kitchen,
-# which beats the reference BLAS several times over. The option
-# `kitchen.gemm` ("auto", "blas" or "eigen") overrides the choice.
+# The option `kitchen.gemm` ("auto", "blas" or "eigen"): with "auto", R's
+# BLAS when it is an optimised one; "eigen" means kitchen's own code (its
+# SIMD kernels, or Eigen when SIMD is off). See products_on_blas().
 use_blas <- function(call = rlang::caller_env()) {
   choice <- getOption("kitchen.gemm", "auto")
   if (!is.character(choice) || length(choice) != 1L || !choice %in% c("auto", "blas", "eigen")) {
@@ -23,11 +22,13 @@ blas_is_optimised <- function() {
 
 gemm_cache <- new.env(parent = emptyenv())
 
-# Z'Z in krr_fit(): kitchen's own AVX2/AVX-512 kernels (gram_simd.hpp) match
-# or beat an optimised BLAS's dsyrk on this project's machines (AVX-512: 166
-# against OpenBLAS 0.3.21's 89 GFlop/s on 2 threads, bench/results/gram.md),
-# so with "auto" the BLAS takes Z'Z only on CPUs without AVX2.
-gram_on_blas <- function(call = rlang::caller_env()) {
+# Dense products (Z'Z in krr_fit(), the projection X W of rff features):
+# kitchen's own AVX2/AVX-512 kernels (gram_simd.hpp, gemm_simd.hpp) beat an
+# optimised BLAS on this project's machines (Z'Z with AVX-512: 166 against
+# OpenBLAS 0.3.21's 89 GFlop/s on 2 threads, bench/results/gram.md), so with
+# "auto" R's BLAS takes them only when SIMD is unavailable or switched off
+# (Eigen otherwise).
+products_on_blas <- function(call = rlang::caller_env()) {
   if (!identical(getOption("kitchen.gemm", "auto"), "auto")) return(use_blas(call))
-  blas_is_optimised() && kitchen_simd()$used == "scalar"
+  blas_is_optimised() && min(simd_detect_cpp(), resolve_simd(call)) == 0L
 }

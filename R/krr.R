@@ -333,7 +333,7 @@ krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NU
 new_accumulator <- function(map, k, n_folds = NULL) {
   empty <- empty_statistics(map$n_features, k)
   list(total = empty, per_fold = if (!is.null(n_folds)) rep(list(empty), n_folds),
-       blas = gram_on_blas())
+       blas = products_on_blas())
 }
 
 # Adds the rows of x (already checked for the map) in blocks of

@@ -90,6 +90,11 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #' @param ... Not used.
 #' @return A numeric matrix with one row per row of `newdata` and
 #'   `n_features` columns, whose row inner products approximate the kernel.
+#' @details The product of the data by the frequencies runs on kitchen's
+#'   multithreaded AVX2 or AVX-512 kernels when the CPU has them (see
+#'   [kitchen_simd()]), with the cosines computed while each block of the
+#'   result is in cache; otherwise on R's BLAS when it is an optimised one,
+#'   else on Eigen. `options(kitchen.gemm = "blas")` forces R's BLAS.
 #' @export
 #' @examples
 #' map <- rff(2, n_features = 100, sigma = 1, seed = 42)
@@ -100,7 +105,7 @@ predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
   newdata <- map_input(object, newdata)
   n_threads <- resolve_threads(n_threads)
   out <- rff_features_cpp(newdata, object$projection, object$center, object$phases,
-                          match(object$type, c("cos_sin", "cos_phase")) - 1L, use_blas(),
+                          match(object$type, c("cos_sin", "cos_phase")) - 1L, products_on_blas(),
                           n_threads, resolve_simd())
   rownames(out) <- rownames(newdata)
   out

@@ -6,9 +6,10 @@
 #' `KITCHEN_SIMD`, caps the level used: one of `"auto"` (default, the best the
 #' CPU supports), `"avx512"`, `"avx2"` or `"scalar"` (the portable code).
 #' A cap above what the CPU supports falls back to what it supports. Results
-#' are identical on every level, except `Z'Z` in [krr_fit()] without an
-#' optimised BLAS, whose AVX2 and AVX-512 kernels (with fused multiply-adds)
-#' round differently from the portable code, at the level of 1e-15 relative.
+#' are identical on every level, except the dense products (`Z'Z` in
+#' [krr_fit()], the projections of [rff()] features), whose AVX2 and AVX-512
+#' kernels (identical to each other, with fused multiply-adds) round
+#' differently from the portable code, at the level of 1e-15 relative.
 #'
 #' @return A list with `cpu`, the best level this CPU supports, and `used`,
 #'   the level kitchen uses under the current option or environment variable.

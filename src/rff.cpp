@@ -5,9 +5,11 @@
 #include <Rcpp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
+#include "kitchen/gemm_simd.hpp"
 #include "kitchen/rff.hpp"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
@@ -27,12 +29,49 @@ std::size_t blas_chunk_rows(std::size_t d, std::size_t m) {
   return std::max<std::size_t>(1024, static_cast<std::size_t>(rows));
 }
 
+// X P on kitchen's AVX2 / AVX-512 micro-kernels (gemm_simd.hpp), each unit's
+// cosines computed while its block of the result is still in cache. The
+// packing buffer of a unit is allocated inside the worker, where a failure
+// is caught and reported afterwards.
+void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const double* p,
+                      std::size_t m, const double* offset, kitchen::rff_type kind,
+                      double* res, int n_threads, kitchen::simd_level level) {
+  kitchen::gemm_packed_rhs rhs(d, m, level);
+  const double strip_cost = 2.0 * d * kitchen::gram_strip_width(level);
+  kitchen_glue::parallel_for_chunks(rhs.n_strips(), strip_cost, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    rhs.pack(p, begin, end);
+  });
+  const double unit_cost = kitchen::gemm_block_rows * kitchen::gemm_group_strips *
+                           kitchen::gram_strip_width(level) * (2.0 * d + 30.0);
+  std::atomic<bool> failed(false);
+  kitchen_glue::parallel_for_chunks(kitchen::gemm_n_units(n, rhs), unit_cost, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    std::vector<double> lhs;
+    try {
+      lhs.resize(kitchen::gemm_lhs_size(level));
+    } catch (...) {
+      failed.store(true);
+      return;
+    }
+    for (std::size_t i = begin; i < end; ++i) {
+      const kitchen::gemm_unit u = kitchen::gemm_unit_at(i, n, m, rhs, level);
+      kitchen::gemm_packed_product(x, n, d, rhs, m, u, level, lhs.data(), res, n);
+      kitchen::rff_nonlinearity(res + u.row_begin, u.row_end - u.row_begin, n, m, u.col_begin,
+                                u.col_end, offset, kind, level);
+    }
+  });
+  if (failed.load()) Rcpp::stop("Not enough memory for the feature products.");
+}
+
 }  // namespace
 
 // x: dense double matrix or dgCMatrix (n x d); projection: d x m; center: d;
 // phase: m or NULL. Returns the n x n_features feature matrix. With
 // use_blas, dense products go to R's BLAS (called from this thread, which
-// may use its own threads) and only the cosines are spread over ours.
+// may use its own threads) and only the cosines are spread over ours;
+// otherwise to kitchen's SIMD kernels when `simd` allows AVX2 or AVX-512,
+// else to Eigen.
 // [[Rcpp::export(rng = false)]]
 SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVector center,
                       SEXP phase, int type, bool use_blas, int n_threads, int simd) {
@@ -66,6 +105,10 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
   const double* xd = REAL(x);
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
   double* res = REAL(out);
+  if (!use_blas && level != kitchen::simd_level::scalar) {
+    rff_dense_packed(xd, n, d, p, m, o, kind, res, n_threads, level);
+    return out;
+  }
   // A BLAS call (and waking its threads) costs more than it saves for a
   // few rows: those go to the Eigen path.
   if (use_blas && n >= 256) {

@@ -199,6 +199,31 @@ test_that("every SIMD level computes cos/sin to within 1e-12 of R's, at any argu
   }
 })
 
+test_that("the SIMD products give the dense features across every block edge", {
+  # Sizes straddling the packed product's blocks: 192 rows per unit, 256
+  # inputs per depth block, strips of 24 (AVX-512) or 12 (AVX2) frequencies,
+  # groups of 16 strips.
+  set.seed(23)
+  for (size in list(c(1, 1, 2), c(5, 7, 26), c(193, 257, 2 * 385), c(400, 40, 2 * 200))) {
+    n <- size[1]
+    d <- size[2]
+    x <- matrix(rnorm(n * d), n, d)
+    map <- rff(x, size[3], sigma = sqrt(d), scale = "none", seed = 1)
+    proj <- x %*% map$projection
+    expected <- cbind(cos(proj), sin(proj)) / sqrt(ncol(proj))
+    label <- paste(size, collapse = " x ")
+    z <- predict(map, x, n_threads = 2)
+    expect_lt(max(abs(z - expected)), 1e-14 * max(1, sqrt(d)))
+    expect_identical(predict(map, x, n_threads = 1), z, label = label)
+    # A row's features do not depend on the rows predicted with it.
+    expect_identical(predict(map, x[n:1, , drop = FALSE])[n:1, , drop = FALSE], z, label = label)
+    expect_identical(predict(map, x[n, , drop = FALSE]), z[n, , drop = FALSE], label = label)
+    # AVX2 and AVX-512 sum in the same order; Eigen differs in rounding.
+    expect_identical(with_simd("avx2", predict(map, x)), z, label = label)
+    expect_equal(with_simd("scalar", predict(map, x)), z, tolerance = 1e-13)
+  }
+})
+
 test_that("R's BLAS and the Eigen product give the same features", {
   set.seed(20)
   x <- matrix(rnorm(3000 * 9), 3000, 9)

@@ -1,0 +1,191 @@
+// Dense products X P (rows of data times the rff projection) on the
+// AVX-512 / AVX2 micro-kernels of gram_simd.hpp.
+//
+// P (d x m) is packed once per call into strips of Kernel::mr columns, depth
+// block by depth block (gemm_depth rows of P at a time), so the micro-kernel
+// reads it contiguously. A unit of work is gemm_block_rows rows of X times a
+// group of P's strips: the unit packs its rows of X (the micro-kernel's other
+// operand) for each depth block and accumulates the products into the output,
+// which it first zeroes.
+//
+// Every output element is the sum over depth blocks, in order, of one
+// micro-kernel sum each: the blocking depends only on d, so results do not
+// depend on the number of rows, on how units are spread over threads, or on
+// which rows share a unit. They differ from Eigen's or a BLAS's product in
+// rounding only.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gram_simd.hpp"
+#include "simd.hpp"
+
+namespace kitchen {
+
+// Rows of P per packed depth block.
+constexpr std::size_t gemm_depth = 256;
+// Rows of X per unit (eight AVX-512 strips, sixteen AVX2 ones): their packed
+// depth block (384 KB) stays in L2 while each micro-panel of P (the nr
+// columns a micro-kernel call reads, 16 KB) stays in L1 and serves all of
+// them, and P is read from memory once per 192 rows.
+constexpr std::size_t gemm_block_rows = 192;
+// Strips of P per unit (384 AVX-512 or 192 AVX2 columns), so that a few
+// rows with many features still make enough units for the threads.
+constexpr std::size_t gemm_group_strips = 16;
+
+// Doubles of the unit's packed rows of X, allocated by the caller once per
+// thread range (gemm_block_rows rounded up to the strip width, times depth).
+inline std::size_t gemm_lhs_size(simd_level level) {
+  const std::size_t w = gram_strip_width(level);
+  return w == 0 ? 0 : (gemm_block_rows + w - 1) / w * w * gemm_depth;
+}
+
+// A packed copy of P for `level`, 64-byte aligned. Allocate it outside
+// worker threads: the constructor may throw.
+class gemm_packed_rhs {
+ public:
+  gemm_packed_rhs(std::size_t d, std::size_t m, simd_level level)
+      : d_(d), m_(m), level_(level), n_strips_(gram_n_strips(m, level)),
+        buf_(d * n_strips_ * gram_strip_width(level) + 8) {}
+
+  std::size_t n_strips() const { return n_strips_; }
+
+  const double* data() const { return aligned(const_cast<double*>(buf_.data())); }
+
+  // Packs strips [s_begin, s_end) of P (d x m, column-major, no padding).
+  void pack(const double* p, std::size_t s_begin, std::size_t s_end) {
+    const std::size_t w = gram_strip_width(level_);
+    double* out = aligned(buf_.data());
+    for (std::size_t k0 = 0; k0 < d_; k0 += gemm_depth) {
+      const std::size_t kc = std::min(gemm_depth, d_ - k0);
+      for (std::size_t s = s_begin; s < s_end; ++s) {
+        const std::size_t c0 = s * w;
+        detail::gram_pack(p, d_, k0, kc, c0, std::min(w, m_ - c0), w,
+                          out + k0 * n_strips_ * w + s * kc * w);
+      }
+    }
+  }
+
+ private:
+  static double* aligned(double* p) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+    return p + ((64 - a % 64) % 64) / sizeof(double);
+  }
+
+  std::size_t d_, m_;
+  simd_level level_;
+  std::size_t n_strips_;
+  std::vector<double> buf_;
+};
+
+namespace detail {
+
+#if KITCHEN_X86_SIMD
+
+// out[r0 + i, j] = sum_k x[r0 + i, k] p[k, j] for i < rows (at most
+// gemm_block_rows) and j in the columns of strips [s_begin, s_end). x and
+// out are column-major with strides ld_x and ld_out; lhs holds
+// gemm_lhs_size() doubles.
+template <class Kernel>
+void gemm_packed_unit(const double* x, std::size_t ld_x, std::size_t d, const gemm_packed_rhs& rhs,
+                      std::size_t m, std::size_t r0, std::size_t rows, std::size_t s_begin,
+                      std::size_t s_end, double* lhs, double* out, std::size_t ld_out) {
+  constexpr std::size_t mr = Kernel::mr, nr = Kernel::nr;
+  const std::size_t ns = rhs.n_strips();
+  const std::size_t n_lhs = (rows + mr - 1) / mr;
+  const std::size_t col_end = std::min(m, s_end * mr);
+  for (std::size_t j = s_begin * mr; j < col_end; ++j) {
+    std::fill(out + r0 + j * ld_out, out + r0 + rows + j * ld_out, 0.0);
+  }
+  alignas(64) double tile[mr * nr];
+  for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {
+    const std::size_t kc = std::min(gemm_depth, d - k0);
+    // lhs strip s, row k: x[r0 + s mr + i, k0 + k] for i < mr, zero past `rows`.
+    for (std::size_t k = 0; k < kc; ++k) {
+      const double* col = x + (k0 + k) * ld_x + r0;
+      for (std::size_t s = 0; s < n_lhs; ++s) {
+        double* dst = lhs + s * kc * mr + k * mr;
+        const std::size_t valid = std::min(mr, rows - s * mr);
+        for (std::size_t i = 0; i < valid; ++i) dst[i] = col[s * mr + i];
+        for (std::size_t i = valid; i < mr; ++i) dst[i] = 0.0;
+      }
+    }
+    for (std::size_t t = s_begin; t < s_end; ++t) {
+      const double* panel = rhs.data() + k0 * ns * mr + t * kc * mr;
+      for (std::size_t jj = 0; jj < mr && t * mr + jj < m; jj += nr) {
+        const std::size_t j0 = t * mr + jj;
+        const std::size_t nj = std::min(nr, m - j0);
+        for (std::size_t s = 0; s < n_lhs; ++s) {
+          const std::size_t ni = std::min(mr, rows - s * mr);
+          double* c = out + r0 + s * mr + j0 * ld_out;
+          if (ni == mr && nj == nr) {
+            Kernel::kernel(kc, lhs + s * kc * mr, panel + jj, c, ld_out);
+          } else {  // edge of the output: through a zeroed tile, same sums
+            std::fill(tile, tile + mr * nr, 0.0);
+            Kernel::kernel(kc, lhs + s * kc * mr, panel + jj, tile, mr);
+            for (std::size_t j = 0; j < nj; ++j) {
+              for (std::size_t i = 0; i < ni; ++i) c[i + j * ld_out] += tile[i + j * mr];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+#endif  // KITCHEN_X86_SIMD
+
+}  // namespace detail
+
+// A unit of work: rows [row_begin, row_end) of the output, times the strips
+// [strip_begin, strip_end) of P, i.e. its columns [col_begin, col_end).
+struct gemm_unit {
+  std::size_t row_begin, row_end, strip_begin, strip_end, col_begin, col_end;
+};
+
+// Units are numbered block of rows by block of rows, strip group by strip
+// group within each.
+inline std::size_t gemm_n_units(std::size_t n, const gemm_packed_rhs& rhs) {
+  const std::size_t groups = (rhs.n_strips() + gemm_group_strips - 1) / gemm_group_strips;
+  return (n + gemm_block_rows - 1) / gemm_block_rows * groups;
+}
+
+inline gemm_unit gemm_unit_at(std::size_t unit, std::size_t n, std::size_t m,
+                              const gemm_packed_rhs& rhs, simd_level level) {
+  const std::size_t groups = (rhs.n_strips() + gemm_group_strips - 1) / gemm_group_strips;
+  const std::size_t w = gram_strip_width(level);
+  gemm_unit u;
+  u.row_begin = unit / groups * gemm_block_rows;
+  u.row_end = std::min(n, u.row_begin + gemm_block_rows);
+  u.strip_begin = unit % groups * gemm_group_strips;
+  u.strip_end = std::min(rhs.n_strips(), u.strip_begin + gemm_group_strips);
+  u.col_begin = u.strip_begin * w;
+  u.col_end = std::min(m, u.strip_end * w);
+  return u;
+}
+
+// Writes out[rows, cols] of unit u of the product X P, for X n x d (stride
+// ld_x). `level` must be the avx2 or avx512 that rhs was packed for; lhs
+// holds gemm_lhs_size(level) doubles.
+inline void gemm_packed_product(const double* x, std::size_t ld_x, std::size_t d,
+                                const gemm_packed_rhs& rhs, std::size_t m, const gemm_unit& u,
+                                simd_level level, double* lhs, double* out, std::size_t ld_out) {
+#if KITCHEN_X86_SIMD
+  const std::size_t rows = u.row_end - u.row_begin;
+  if (level == simd_level::avx512) {
+    detail::gemm_packed_unit<detail::gram_avx512>(x, ld_x, d, rhs, m, u.row_begin, rows,
+                                                  u.strip_begin, u.strip_end, lhs, out, ld_out);
+  } else {
+    detail::gemm_packed_unit<detail::gram_avx2>(x, ld_x, d, rhs, m, u.row_begin, rows,
+                                                u.strip_begin, u.strip_end, lhs, out, ld_out);
+  }
+#else
+  (void)x; (void)ld_x; (void)d; (void)rhs; (void)m; (void)u; (void)level; (void)lhs;
+  (void)out; (void)ld_out;
+#endif
+}
+
+}  // namespace kitchen
