@@ -17,8 +17,9 @@ document:
 	Rscript -e 'Rcpp::compileAttributes(); roxygen2::roxygenise()'
 	rm -f src/*.o src/*.so  # roxygen compiles with -O0; never install those
 
+# Every benchmark (bench/README.md); KITCHEN_BENCH_QUICK=1 for the short versions.
 bench: install
-	Rscript bench/fwht.R
+	bash bench/run-all.sh
 
 clean:
 	rm -rf check src/*.o src/*.so

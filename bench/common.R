@@ -48,3 +48,91 @@ covtype_split <- function() {
   list(x = env$covtype.libsvm$X, y = factor(env$covtype.libsvm$y),
        train = rows[1:522910], test = rows[522911:581012])
 }
+
+# --- Data sets of the papers (../shared/data, see its README) ---------------
+
+shared_data <- function(file) file.path("..", "shared", "data", file)
+
+# A fixed random split into n_train training rows and the rest as test rows
+# (or n_test of them), drawn with `seed` so that every script and every
+# method sees the same rows.
+split_rows <- function(n, n_train, n_test = n - n_train, seed = 2007) {
+  set.seed(seed)
+  rows <- sample(n)
+  list(train = rows[seq_len(n_train)], test = rows[n_train + seq_len(n_test)])
+}
+
+# A regression data set as list(x = numeric matrix, y = numeric vector).
+regression_data <- function(frame, response) {
+  list(x = as.matrix(frame[names(frame) != response]), y = frame[[response]])
+}
+
+# CPU activity (Delve cpu_act), as shipped with kitchen; response `usr`.
+load_cpu <- function() {
+  env <- new.env()
+  utils::data(cpu_act, package = "kitchen", envir = env)
+  regression_data(env$cpu_act, "usr")
+}
+
+# Census house_16H (16 features): "Census" in Rahimi & Recht, who used a
+# 119-feature version of the same census data.
+load_census <- function() {
+  regression_data(utils::read.delim(gzfile(shared_data("house_16H.tsv.gz"))), "target")
+}
+
+# Parkinsons telemonitoring, response total_UPDRS; the subject id and the
+# other UPDRS score (nearly a copy of the response) are dropped.
+load_parkinsons <- function() {
+  frame <- utils::read.csv(gzfile(shared_data("parkinsons_updrs.csv.gz")), check.names = FALSE)
+  frame <- frame[!names(frame) %in% c("subject#", "motor_UPDRS")]
+  regression_data(frame, "total_UPDRS")
+}
+
+# Wine quality, "red" or "white": no header, the last column is the quality.
+load_wine <- function(colour = "white") {
+  frame <- utils::read.csv(gzfile(shared_data(sprintf("winequality_%s.csv.gz", colour))),
+                           header = FALSE)
+  names(frame)[ncol(frame)] <- "quality"
+  regression_data(frame, "quality")
+}
+
+# --- Error measures -----------------------------------------------------------
+
+# Rahimi & Recht's regression error: ||yhat - y|| / ||y||.
+relative_error <- function(yhat, y) sqrt(sum((yhat - y)^2)) / sqrt(sum(y^2))
+
+# Le, Sarlos & Smola's Table 3 measure, in the response's units.
+rmse <- function(yhat, y) sqrt(mean((yhat - y)^2))
+
+# Share of misclassified test points.
+misclassified <- function(yhat, y) mean(as.character(yhat) != as.character(y))
+
+# --- Processes and output -----------------------------------------------------
+
+# Peak resident memory (VmHWM) of the calling process in MB, from /proc.
+peak_memory_mb <- function() {
+  line <- grep("^VmHWM:", readLines("/proc/self/status"), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line)) / 1024
+}
+
+# Elapsed seconds of expr (evaluated in the caller).
+seconds <- function(expr) system.time(expr)[["elapsed"]]
+
+# A markdown table from a data frame (columns formatted beforehand).
+markdown_table <- function(frame) {
+  c(paste("|", paste(names(frame), collapse = " | "), "|"),
+    paste("|", paste(rep("---", ncol(frame)), collapse = " | "), "|"),
+    apply(frame, 1, function(row) paste("|", paste(row, collapse = " | "), "|")))
+}
+
+# The standard note on the noise of timings on this shared machine.
+timing_note <- function() {
+  paste("Timings are wall-clock seconds on a 2-core virtual machine shared with other",
+        "engineers' builds and tests, so they are noisy (single figures can be off by 2x).")
+}
+
+# Opens a PNG in bench/results/ for base graphics; close it with dev.off().
+result_png <- function(name, width = 900, height = 600) {
+  dir.create(file.path("bench", "results"), showWarnings = FALSE, recursive = TRUE)
+  grDevices::png(file.path("bench", "results", name), width = width, height = height, res = 110)
+}
