@@ -57,6 +57,10 @@ ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas) {
     .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas)
 }
 
+ridge_path_coefficients_cpp <- function(gram, zy, lambdas) {
+    .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas)
+}
+
 first_nonfinite_cpp <- function(x) {
     .Call(`_kitchen_first_nonfinite_cpp`, x)
 }

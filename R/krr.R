@@ -415,14 +415,13 @@ krr_solve <- function(stats, lambda) {
     lambda <- lambda[scored$best]
     w <- scored$coefficients
   } else {
-    decomposition <- eigen(gram, symmetric = TRUE)
-    values <- pmax(decomposition$values, 0)
-    rotated <- crossprod(decomposition$vectors, zy)  # V'Z'y, dim x k
-    lambda <- default_lambdas(values)
-    path <- gcv_path(values, rotated, yy, n, lambda)
-    path$cv <- cv_path(stats, lambda)
-    lambda <- path$lambda[which.min(path$cv)]
-    w <- decomposition$vectors %*% (rotated / (values + lambda))
+    # K-fold CV chooses; the GCV scores are reported alongside.
+    lambdas <- default_lambdas(diag(gram))
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas)
+    path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv,
+                       cv = cv_path(stats, lambdas))
+    lambda <- lambdas[which.min(path$cv)]
+    w <- ridge_path_coefficients_cpp(gram, zy, lambda)
   }
   colnames(w) <- colnames(zy)
   rss <- yy - 2 * colSums(w * zy) + colSums(w * (gram %*% w))
@@ -434,20 +433,6 @@ krr_solve <- function(stats, lambda) {
 default_lambdas <- function(values) {
   scale <- max(mean(values), .Machine$double.eps)
   scale * 10^seq(1, -9, length.out = 50)
-}
-
-# GCV(lambda) = n RSS / (n - df)^2 summed over responses, with df counting
-# the intercept; everything from the eigenvalues e and c = V'Z'y:
-# RSS = y'y - sum c^2 (e + 2 lambda) / (e + lambda)^2, df = 1 + sum e / (e + lambda).
-gcv_path <- function(values, rotated, yy, n, lambdas) {
-  c2 <- rowSums(rotated^2)
-  scores <- vapply(lambdas, function(l) {
-    shrink <- values + l
-    rss <- sum(yy) - sum(c2 * (values + 2 * l) / shrink^2)
-    df <- 1 + sum(values / shrink)
-    c(df, n * max(rss, 0) / (n - df)^2)
-  }, numeric(2))
-  data.frame(lambda = lambdas, df = scores[1, ], gcv = scores[2, ])
 }
 
 #' Predictions from a random-feature ridge regression

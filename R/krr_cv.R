@@ -21,7 +21,10 @@ krr_folds <- function(folds, n, n_folds, call = rlang::caller_env()) {
   folds
 }
 
-# Mean squared validation error over the folds, for each lambda.
+# Mean squared validation error over the folds, for each lambda. Each
+# fold's coefficients along the whole path come from one tridiagonal
+# reduction of its training Gram matrix (ridge_path.cpp), and its error from
+# its own sufficient statistics: sum over its rows of (y - b - z'w)^2.
 cv_path <- function(stats, lambdas) {
   sse <- numeric(length(lambdas))
   for (fold in stats$folds) {
@@ -29,16 +32,14 @@ cv_path <- function(stats, lambdas) {
     n <- train$n
     zbar <- train$zsum / n
     ybar <- train$ysum / n
-    decomposition <- eigen(train$gram - n * tcrossprod(zbar), symmetric = TRUE)
-    values <- pmax(decomposition$values, 0)
-    rotated <- crossprod(decomposition$vectors, train$zy - n * tcrossprod(zbar, ybar))
-    sse <- sse + vapply(lambdas, function(l) {
-      w <- decomposition$vectors %*% (rotated / (values + l))
-      b <- drop(ybar - crossprod(w, zbar))
-      # sum over the fold's rows of (y - b - z'w)^2, from its statistics
-      sum(fold$yy - 2 * b * fold$ysum - 2 * colSums(w * fold$zy) + fold$n * b^2 +
-            2 * b * drop(crossprod(w, fold$zsum)) + colSums(w * (fold$gram %*% w)))
-    }, 0)
+    k <- length(ybar)
+    w <- ridge_path_coefficients_cpp(train$gram - n * tcrossprod(zbar),
+                                     train$zy - n * tcrossprod(zbar, ybar), lambdas)
+    b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
+    err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
+      2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +
+      fold$n * b^2 + 2 * b * drop(crossprod(w, fold$zsum)) + colSums(w * (fold$gram %*% w))
+    sse <- sse + colSums(matrix(err, k))
   }
   sse / stats$n
 }

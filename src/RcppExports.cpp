@@ -206,6 +206,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ridge_path_coefficients_cpp
+Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas);
+RcppExport SEXP _kitchen_ridge_path_coefficients_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP lambdasSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type zy(zySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lambdas(lambdasSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_path_coefficients_cpp(gram, zy, lambdas));
+    return rcpp_result_gen;
+END_RCPP
+}
 // first_nonfinite_cpp
 double first_nonfinite_cpp(SEXP x);
 RcppExport SEXP _kitchen_first_nonfinite_cpp(SEXP xSEXP) {
@@ -254,6 +266,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rbin_unseen_cpp", (DL_FUNC) &_kitchen_rbin_unseen_cpp, 1},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 5},
+    {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 3},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},

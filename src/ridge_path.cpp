@@ -29,6 +29,43 @@ void apply_q(const char trans, const std::vector<double>& reflectors, int dim,
   if (info != 0) Rcpp::stop("LAPACK dormtr failed (info = %d).", info);
 }
 
+// The tridiagonal form G = Q T Q' of a symmetric matrix (upper triangle
+// read): T's diagonal d and off-diagonal e, and Q as dsytrd's reflectors.
+struct tridiagonal_form {
+  int dim;
+  std::vector<double> reflectors, d, e, tau;
+
+  explicit tridiagonal_form(const Rcpp::NumericMatrix& gram)
+      : dim(gram.nrow()), reflectors(gram.begin(), gram.end()), d(dim),
+        e(std::max(dim - 1, 1)), tau(std::max(dim - 1, 1)) {
+    const char upper = 'U';
+    int info = 0, lwork = -1;
+    double size = 0.0;
+    F77_CALL(dsytrd)(&upper, &dim, reflectors.data(), &dim, d.data(), e.data(), tau.data(),
+                     &size, &lwork, &info FCONE);
+    lwork = std::max(1, static_cast<int>(size));
+    std::vector<double> work(lwork);
+    F77_CALL(dsytrd)(&upper, &dim, reflectors.data(), &dim, d.data(), e.data(), tau.data(),
+                     work.data(), &lwork, &info FCONE);
+    if (info != 0) Rcpp::stop("LAPACK dsytrd failed (info = %d).", info);
+  }
+
+  // Q' c (trans 'T') or Q c (trans 'N') for c dim x k, in place.
+  void apply(const char trans, double* c, int k) const { apply_q(trans, reflectors, dim, tau, c, k); }
+
+  // w = (G + lambda I)^-1 zy for b = Q' zy (dim x k); false if singular.
+  bool solve(const double* b, int k, double lambda, double* w) const {
+    std::vector<double> pivot;
+    for (int j = 0; j < k; ++j) {
+      if (!kitchen::tridiagonal_solve(d.data(), e.data(), dim, lambda, b + j * dim, w + j * dim, pivot)) {
+        return false;
+      }
+    }
+    apply('N', w, k);
+    return true;
+  }
+};
+
 }  // namespace
 
 // gram: centred Z'Z (dim x dim, upper triangle read); zy: centred Z'y
@@ -39,29 +76,18 @@ void apply_q(const char trans, const std::vector<double>& reflectors, int dim,
 Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy,
                               double n, Rcpp::NumericVector lambdas) {
   const int dim = gram.nrow(), k = zy.ncol();
-  std::vector<double> reflectors(gram.begin(), gram.end());
-  std::vector<double> d(dim), e(std::max(dim - 1, 1)), tau(std::max(dim - 1, 1));
-  const char upper = 'U';
-  int info = 0, lwork = -1;
-  double size = 0.0;
-  F77_CALL(dsytrd)(&upper, &dim, reflectors.data(), &dim, d.data(), e.data(), tau.data(), &size,
-                   &lwork, &info FCONE);
-  lwork = std::max(1, static_cast<int>(size));
-  std::vector<double> work(lwork);
-  F77_CALL(dsytrd)(&upper, &dim, reflectors.data(), &dim, d.data(), e.data(), tau.data(),
-                   work.data(), &lwork, &info FCONE);
-  if (info != 0) Rcpp::stop("LAPACK dsytrd failed (info = %d).", info);
-
+  const tridiagonal_form form(gram);
   std::vector<double> b(zy.begin(), zy.end());
-  apply_q('T', reflectors, dim, tau, b.data(), k);
-  std::vector<double> eigenvalues(d), off(e);
-  F77_CALL(dsterf)(&dim, eigenvalues.data(), off.data(), &info);
+  form.apply('T', b.data(), k);
+  std::vector<double> eigenvalues(form.d), off(form.e);
+  int info = 0;
+  F77_CALL(dsterf)(&form.dim, eigenvalues.data(), off.data(), &info);
   if (info != 0) Rcpp::stop("LAPACK dsterf failed (info = %d).", info);
 
   const std::size_t n_lambdas = lambdas.size();
   Rcpp::NumericVector gcv(n_lambdas), df(n_lambdas);
-  kitchen::ridge_gcv_path(d.data(), e.data(), eigenvalues.data(), dim, b.data(), k, yy, n,
-                          lambdas.begin(), n_lambdas, gcv.begin(), df.begin());
+  kitchen::ridge_gcv_path(form.d.data(), form.e.data(), eigenvalues.data(), dim, b.data(), k, yy,
+                          n, lambdas.begin(), n_lambdas, gcv.begin(), df.begin());
   std::size_t best = n_lambdas;
   for (std::size_t l = 0; l < n_lambdas; ++l) {
     if (gcv[l] == gcv[l] && (best == n_lambdas || gcv[l] < gcv[best])) best = l;
@@ -69,12 +95,34 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
   if (best == n_lambdas) Rcpp::stop("No lambda candidate gives a positive definite system.");
 
   Rcpp::NumericMatrix w(dim, k);
-  std::vector<double> pivot;
-  for (int j = 0; j < k; ++j) {
-    kitchen::tridiagonal_solve(d.data(), e.data(), dim, lambdas[best], b.data() + j * dim,
-                               w.begin() + j * dim, pivot);
-  }
-  apply_q('N', reflectors, dim, tau, w.begin(), k);
+  form.solve(b.data(), k, lambdas[best], w.begin());
   return Rcpp::List::create(Rcpp::Named("gcv") = gcv, Rcpp::Named("df") = df,
                             Rcpp::Named("coefficients") = w, Rcpp::Named("best") = best + 1);
+}
+
+// The ridge coefficients (G + lambda I)^-1 zy for every lambda, from one
+// tridiagonal reduction: a dim x (k * n_lambdas) matrix, lambda by lambda
+// (k columns each); NaN columns where G + lambda I is singular. For K-fold
+// cross-validation, one call per fold.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy,
+                                                Rcpp::NumericVector lambdas) {
+  const int dim = gram.nrow(), k = zy.ncol();
+  const int n_lambdas = lambdas.size();
+  const tridiagonal_form form(gram);
+  std::vector<double> b(zy.begin(), zy.end());
+  form.apply('T', b.data(), k);
+  Rcpp::NumericMatrix w(dim, k * n_lambdas);
+  std::vector<double> pivot;
+  for (int l = 0; l < n_lambdas; ++l) {
+    for (int j = 0; j < k; ++j) {
+      double* column = w.begin() + (static_cast<std::size_t>(l) * k + j) * dim;
+      if (!kitchen::tridiagonal_solve(form.d.data(), form.e.data(), dim, lambdas[l],
+                                      b.data() + j * dim, column, pivot)) {
+        std::fill(column, column + dim, NA_REAL);
+      }
+    }
+  }
+  form.apply('N', w.begin(), k * n_lambdas);  // Q u for all columns at once
+  return w;
 }
