@@ -129,7 +129,9 @@ write_result(c("# Chunked fits, sequential and on 2 future workers", "", machine
                        if (n != 2e7) paste0(" ", format(n, scientific = FALSE)) else ""), "",
                sprintf("## %s rows generated chunk by chunk", format(n, big.mark = ",", scientific = FALSE)), "",
                sprintf("A function source makes chunk i (500,000 rows, d = 10, uniform on [-2, 2], y = sin(2 x1) cos(x2) + x3^2 / 4 + N(0, 0.1^2)) from set.seed(i); gaussian rff, sigma = 5, D = %d, lambda = %g fixed. No process ever holds more than a chunk of rows. Sum of |coefficients|, relative difference between the two engines: %.1e.", n_features, lambda, same), "",
-               lines, "",
+               lines,
+               if (n < 2e7) c("", sprintf("Only %s rows here (about %.0f s per engine at this size on the busy machine); the full 20,000,000-row run is `Rscript bench/scale-future.R`.", format(n, big.mark = ",", scientific = FALSE), max(synthetic[[1]][1], synthetic[[2]][1]))),
+               "",
                "## Forest CoverType from 12 RDS chunk files", "",
                sprintf("522,910 training rows written as 12 RDS files (data frames with the 54 columns and the class), read by `chunked(paths, y = \"cover\")`; the map (rff, D = 1000, minmax scaling, sigma = 0.25 x the median distance of chunk 1) is built on chunk 1; lambda by GCV; test error on the 58,102 test rows (seed 2007 split of bench/common.R). Sum of |coefficients|, relative difference between the two engines: %.1e.", cover_same), "",
                cover_lines), "scale-future.md")
