@@ -109,12 +109,12 @@
 #' coef(krr_fit(files, map, lambda = 0.1, n_threads = 2))[1:3, ]
 #' unlink(paths)
 #'
-#' # The same fit with the chunks processed in 2 background R sessions
+#' # Chunks as futures: here under the default sequential plan (in this
+#' # process); after future::plan(future::multisession, workers = 2) the
+#' # same call would use 2 background R sessions (see vignette("scaling-out")).
 #' if (requireNamespace("future", quietly = TRUE)) {
-#'   old_plan <- future::plan(future::multisession, workers = 2)
-#'   fit_2 <- krr_fit(data, map, lambda = 0.1)
-#'   future::plan(old_plan)
-#'   all.equal(coef(fit_2), coef(krr_fit(data, map, lambda = 0.1, n_threads = 2)))
+#'   fit_f <- krr_fit(data, map, lambda = 0.1, n_threads = 2, parallel = "future")
+#'   all.equal(coef(fit_f), coef(krr_fit(data, map, lambda = 0.1, n_threads = 2)))
 #' }
 chunked <- function(source, reader = NULL, x = NULL, y = NULL) {
   files_only <- c(reader = !is.null(reader), x = !is.null(x), y = !is.null(y))
