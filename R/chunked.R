@@ -32,6 +32,44 @@
 #' the fit or the prediction with an error naming the chunk (its number and,
 #' for files, its path); no partial result is returned.
 #'
+#' @section Processing chunks in parallel, or on other machines:
+#' Fits and predictions on chunked data use the \pkg{future} framework (a
+#' suggested package) when it is installed and a plan is set: the chunks
+#' are then processed as futures wherever the plan runs them (background R
+#' sessions with `future::plan(future::multisession, workers = 2)`, other
+#' machines with `plan(cluster, workers = c("host1", "host2"))`, jobs of a
+#' scheduler with \pkg{future.batchtools}, ...). Nothing changes with no
+#' plan, with `plan(sequential)`, or without \pkg{future}: chunks are read
+#' in this process, one at a time. The `parallel` argument of [krr_fit()]
+#' and [predict()][predict.kitchen_krr] overrides this: `"future"` always
+#' uses futures, `"none"` never.
+#'
+#' Each future reads its chunk itself: the chunk (for a list source, only
+#' that one is sent), the function (with the variables it uses), or the file
+#' path, which must then be readable where the future runs (a shared disk
+#' for several machines). It rebuilds nothing from the data: it gets the
+#' feature map (a few numbers) and returns only its chunk's partial sums
+#' (`Z'Z`, `Z'y`, column sums, `y'y`, the row count, the classes and columns
+#' seen) or, for prediction, its chunk's predictions. The main process adds
+#' the partial sums up in chunk order, so a fit gives the same coefficients
+#' (up to rounding far below 1e-10) whatever the plan and the number of
+#' workers; it also checks that the chunks agree (columns, response kind,
+#' factor levels) and names the chunk that does not, as for a failure in a
+#' worker (same messages as without futures).
+#'
+#' Memory stays bounded: futures are submitted as many at a time as the plan
+#' has workers ([future::nbrOfWorkers()]; 16 when it has no limit, as with
+#' schedulers), and collected in chunk order, so the main process holds at
+#' most that many partial results besides its running sums (each partial
+#' result is one `n_features x n_features` matrix). A function source is
+#' read past its end by up to that many futures, whose `NULL` ends the pass.
+#'
+#' Threads: when `n_threads` is given, every worker uses that many; when it
+#' is `NULL` and the plan has several workers, each uses one thread (workers
+#' usually share a machine's cores), and a single worker uses its own
+#' default (see [kitchen_threads()]). Set `n_threads` when each worker has
+#' a machine to itself.
+#'
 #' @param source A list of chunks, a function of the chunk number, or a
 #'   character vector of file paths (see Details).
 #' @param reader For file paths only: a function of one path returning a data
@@ -70,6 +108,14 @@
 #' map <- rff(read_chunk(files, 1)$x, 300, sigma = 1, seed = 1)
 #' coef(krr_fit(files, map, lambda = 0.1, n_threads = 2))[1:3, ]
 #' unlink(paths)
+#'
+#' # Chunks as futures: here under the default sequential plan (in this
+#' # process); after future::plan(future::multisession, workers = 2) the
+#' # same call would use 2 background R sessions (see vignette("scaling-out")).
+#' if (requireNamespace("future", quietly = TRUE)) {
+#'   fit_f <- krr_fit(data, map, lambda = 0.1, n_threads = 2, parallel = "future")
+#'   all.equal(coef(fit_f), coef(krr_fit(data, map, lambda = 0.1, n_threads = 2)))
+#' }
 chunked <- function(source, reader = NULL, x = NULL, y = NULL) {
   files_only <- c(reader = !is.null(reader), x = !is.null(x), y = !is.null(y))
   if (is.character(source)) {
@@ -168,19 +214,22 @@ read_chunk <- function(data, i = 1) {
 
 # Chunk i as list(x, y), or NULL past the end; any failure names the chunk.
 chunk_read <- function(data, i, call = rlang::caller_env()) {
+  with_chunk(data, i, "could not be read", call = call, chunk_read_raw(data, i))
+}
+
+# The same, with errors as they come (the caller names the chunk).
+chunk_read_raw <- function(data, i) {
   if (data$kind != "function" && i > length(data$source)) return(NULL)
-  with_chunk(data, i, "could not be read", call = call, {
-    switch(data$kind,
-      list = list(x = data$source[[i]]$x, y = data$source[[i]]$y),
-      "function" = {
-        chunk <- data$source(i)
-        if (!is.null(chunk) && !is_chunk(chunk)) {
-          abort_arg("The function must return a list with {.field x} and {.field y}, or {.code NULL}, not {.obj_type_friendly {chunk}}.")
-        }
-        if (!is.null(chunk)) list(x = chunk$x, y = chunk$y)
-      },
-      files = read_chunk_file(data, data$source[[i]]))
-  })
+  switch(data$kind,
+    list = list(x = data$source[[i]]$x, y = data$source[[i]]$y),
+    "function" = {
+      chunk <- data$source(i)
+      if (!is.null(chunk) && !is_chunk(chunk)) {
+        abort_arg("The function must return a list with {.field x} and {.field y}, or {.code NULL}, not {.obj_type_friendly {chunk}}.")
+      }
+      if (!is.null(chunk)) list(x = chunk$x, y = chunk$y)
+    },
+    files = read_chunk_file(data, data$source[[i]]))
 }
 
 read_chunk_file <- function(data, path) {
@@ -208,19 +257,6 @@ with_chunk <- function(data, i, what, expr, call = rlang::caller_env()) {
   })
 }
 
-# Calls f(chunk, i) on every chunk in order, with a progress bar.
-for_each_chunk <- function(data, f, verbose, call, label = "Reading chunks") {
-  total <- n_chunks(data)
-  if (verbose) cli::cli_progress_bar(label, total = total, clear = TRUE)
-  i <- 1
-  while (!is.null(chunk <- chunk_read(data, i, call = call))) {
-    f(chunk, i)
-    if (verbose) cli::cli_progress_update()
-    i <- i + 1
-  }
-  invisible(i - 1)
-}
-
 #' @export
 print.kitchen_chunked <- function(x, ...) {
   cat("<kitchen chunked data>\n")
@@ -242,7 +278,8 @@ print.kitchen_chunked <- function(x, ...) {
 #' @export
 krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n_folds = 5,
                                     n_threads = NULL, verbose = interactive(),
-                                    block_size = 4096, ...) {
+                                    block_size = 4096, parallel = c("auto", "future", "none"),
+                                    ...) {
   call <- match.call()
   if (...length()) {
     if ("y" %in% names(list(...))) {
@@ -256,15 +293,14 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
   check_flag(verbose)
   check_count(block_size)
   if (identical(lambda, "cv")) check_count(n_folds, min = 2)
-  n_threads <- resolve_threads(n_threads)
+  engine <- chunk_engine(parallel, n_threads)
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   fold_count <- if (identical(lambda, "cv")) n_folds
   here <- rlang::current_env()  # errors from the pass name krr_fit()
 
   started <- proc.time()[["elapsed"]]
   search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
-    chunked_statistics(x, candidate, fold_count, block_size, n_threads, verbose,
-                       call = here)
+    chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here)
   })
   info <- search$stats$chunks
   new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count), info$response,
@@ -290,24 +326,33 @@ chunked_map <- function(features, call = rlang::caller_env()) {
 }
 
 # One pass over the chunks: the sufficient statistics of krr_statistics(),
-# with `chunks` describing the response and columns seen. With `n_folds`,
-# chunk i goes to fold (i - 1) %% n_folds + 1.
-chunked_statistics <- function(data, map, n_folds, block_size, n_threads, verbose, call) {
+# with `chunks` describing the response and columns seen. Each chunk gives
+# its own partial sums (fit_chunk(), in this process or in a future), added
+# here in chunk order, so that the result does not depend on the engine.
+# With `n_folds`, chunk i goes to fold (i - 1) %% n_folds + 1.
+chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, call) {
   acc <- NULL
   response <- NULL
   col_names <- NULL
-  n_read <- for_each_chunk(data, verbose = verbose, call = call, function(chunk, i) {
+  args <- list(map = map, col_names = NULL, block_size = block_size, what = "holds bad data")
+  n_read <- for_each_chunk_task(data, "fit_chunk", args, engine = engine, verbose = verbose,
+                                call = call, consume = function(part, i) {
     with_chunk(data, i, "holds bad data", call = call, {
-      if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
-      x <- map_input(map, chunk$x, arg = "x")
-      if (i == 1) col_names <<- colnames(x)
-      x <- match_chunk_columns(x, col_names)
-      coded <- chunk_response(chunk$y, nrow(x), response)
-      response <<- coded$state
-      if (is.null(acc)) acc <<- new_accumulator(map, ncol(coded$y), n_folds)
-      acc <<- widen_accumulator(acc, ncol(coded$y))
-      folds <- if (!is.null(n_folds)) rep((i - 1) %% n_folds + 1, nrow(x))
-      acc <<- accumulate_rows(acc, map, x, coded$y, folds, block_size, n_threads)
+      if (i == 1) col_names <<- part$col_names
+      if (chunk_columns_differ(part$col_names, col_names)) {
+        # Same columns in another order, and a map without names: the
+        # chunk is featurised again here with the columns of chunk 1.
+        args$col_names <- col_names
+        args["n_threads"] <- list(engine$n_threads)
+        redo <- run_chunk_task(data, i, fit_chunk, args)
+        if (!is.null(redo$error)) stop(redo$error)
+        part <- redo$value
+      }
+      merged <- merge_response(response, part$response)
+      response <<- merged$state
+      fold <- if (!is.null(n_folds)) (i - 1) %% n_folds + 1
+      acc <<- add_partial(acc, map, part$stats, merged$columns, response_width(merged$state),
+                          n_folds, fold)
     })
   })
   if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
@@ -324,6 +369,55 @@ chunked_statistics <- function(data, map, n_folds, block_size, n_threads, verbos
   stats
 }
 
+# The task run on each chunk (maybe in a worker): checks the chunk and
+# returns its partial sums (one triangle of Z'Z, Z'y, sums, y'y, n) with its
+# response coding and column names; never the features. `col_names` (chunk
+# 1's, when known and needed) orders the columns.
+fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
+  if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
+  x <- map_input(map, chunk$x, arg = "x")
+  names <- colnames(x)
+  if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
+  coded <- chunk_response(chunk$y, nrow(x))
+  acc <- new_accumulator(map, ncol(coded$y))
+  acc <- accumulate_rows(acc, map, x, coded$y, NULL, block_size, resolve_threads(n_threads))
+  list(stats = acc$total, response = coded$state, col_names = names)
+}
+
+# TRUE when a chunk has chunk 1's columns in another order (an error when
+# they are other columns); never for maps with names, which order them.
+chunk_columns_differ <- function(names, col_names) {
+  if (is.null(col_names) || is.null(names) || identical(names, col_names)) return(FALSE)
+  if (!setequal(names, col_names)) {
+    abort_arg(c("{.arg x} must have the columns of chunk 1.",
+                x = "Differing: {.val {union(setdiff(names, col_names), setdiff(col_names, names))}}."))
+  }
+  TRUE
+}
+
+# Adds a chunk's partial sums to the running ones (per fold with folds);
+# `columns` places its response columns among the `k` known so far.
+add_partial <- function(acc, map, stats, columns, k, n_folds, fold) {
+  if (is.null(acc)) acc <- new_accumulator(map, k, n_folds)
+  acc <- widen_accumulator(acc, k)
+  if (!identical(columns, seq_len(k))) {
+    zy <- matrix(0, nrow(stats$zy), k)
+    zy[, columns] <- stats$zy
+    ysum <- yy <- numeric(k)
+    ysum[columns] <- stats$ysum
+    yy[columns] <- stats$yy
+    stats$zy <- zy
+    stats$ysum <- ysum
+    stats$yy <- yy
+  }
+  if (is.null(fold)) {
+    acc$total <- sum_statistics(acc$total, stats)
+  } else {
+    acc$per_fold[[fold]] <- sum_statistics(acc$per_fold[[fold]], stats)
+  }
+  acc
+}
+
 # Without names on the map, chunks are matched to the first chunk's names.
 match_chunk_columns <- function(x, col_names) {
   names <- colnames(x)
@@ -335,26 +429,19 @@ match_chunk_columns <- function(x, col_names) {
   x[, col_names, drop = FALSE]
 }
 
-# The chunk's response as a matrix, and the state carried across chunks:
-# numeric responses keep their column count; class labels are coded as 0/1
-# indicators of the classes seen so far (new ones add columns), turned into
-# the +1 / -1 coding of krr_response() after the pass, when all are known.
-chunk_response <- function(y, n, state) {
+# The chunk's response as a matrix, with its coding state: numeric
+# responses their column count; class labels as 0/1 indicators of the
+# classes in the chunk, in order of appearance (merge_response() places
+# them among all classes seen), turned into the +1 / -1 coding of
+# krr_response() after the pass, when all are known.
+chunk_response <- function(y, n) {
   if (is.factor(y) || is.character(y)) {
     labels <- as.character(y)
     if (anyNA(labels)) abort_arg("{.arg y} must not contain NA values.")
-    kind <- if (is.factor(y)) "factor" else "character"
-    if (is.null(state)) {
-      state <- list(type = "class", kind = kind, factor_levels = if (is.factor(y)) levels(y),
-                    seen = character())
-    } else if (!identical(state$type, "class") || state$kind != kind) {
-      abort_arg("{.arg y} must be of the same kind in every chunk: this one is {.obj_type_friendly {y}}, chunk 1 was not.")
-    } else if (kind == "factor" && !identical(levels(y), state$factor_levels)) {
-      abort_arg(c("{.arg y} must have the same levels in every chunk.",
-                  x = "Levels {.val {levels(y)}}; chunk 1 had {.val {state$factor_levels}}."))
-    }
-    state$seen <- union(state$seen, unique(labels))
-    y <- 1 * outer(match(labels, state$seen), seq_along(state$seen), "==")
+    seen <- unique(labels)
+    state <- list(type = "class", kind = if (is.factor(y)) "factor" else "character",
+                  factor_levels = if (is.factor(y)) levels(y), seen = seen)
+    y <- 1 * outer(match(labels, seen), seq_along(seen), "==")
   } else {
     if (!(is.double(y) || is.integer(y)) || is.object(y) || length(dim(y)) > 2L) {
       abort_arg("{.arg y} must be a numeric vector or matrix, or a factor or character vector of classes, not {.obj_type_friendly {y}}.")
@@ -362,17 +449,43 @@ chunk_response <- function(y, n, state) {
     y <- as.matrix(y)
     storage.mode(y) <- "double"
     check_finite(y, arg = "y")
-    if (is.null(state)) {
-      state <- list(type = if (ncol(y) == 1) "vector" else "matrix", levels = NULL,
-                    names = colnames(y), k = ncol(y))
-    } else if (!identical(state$type, if (ncol(y) == 1) "vector" else "matrix") || ncol(y) != state$k) {
-      abort_arg("{.arg y} must have the same kind and number of columns in every chunk.")
-    }
+    state <- list(type = if (ncol(y) == 1) "vector" else "matrix", levels = NULL,
+                  names = colnames(y), k = ncol(y))
   }
   if (nrow(y) != n) {
     abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(y)}.")
   }
   list(y = y, state = state)
+}
+
+# The response state after one more chunk (checked against chunk 1's), and
+# where the chunk's response columns go.
+merge_response <- function(state, part) {
+  if (is.null(state)) return(list(state = part, columns = seq_len(response_width(part))))
+  if (identical(part$type, "class")) {
+    if (!identical(state$type, "class") || state$kind != part$kind) {
+      abort_arg("{.arg y} must be of the same kind in every chunk: this one holds {response_kind(part)}, chunk 1 {response_kind(state)}.")
+    }
+    if (part$kind == "factor" && !identical(part$factor_levels, state$factor_levels)) {
+      abort_arg(c("{.arg y} must have the same levels in every chunk.",
+                  x = "Levels {.val {part$factor_levels}}; chunk 1 had {.val {state$factor_levels}}."))
+    }
+    state$seen <- union(state$seen, part$seen)
+    return(list(state = state, columns = match(part$seen, state$seen)))
+  }
+  if (!identical(state$type, part$type) || state$k != part$k) {
+    abort_arg("{.arg y} must have the same kind and number of columns in every chunk.")
+  }
+  list(state = state, columns = seq_len(part$k))
+}
+
+response_width <- function(state) {
+  if (identical(state$type, "class")) length(state$seen) else state$k
+}
+
+response_kind <- function(state) {
+  if (!identical(state$type, "class")) "numbers"
+  else if (state$kind == "factor") "a factor" else "character labels"
 }
 
 # New classes in a chunk: zero columns for them in the running statistics.
@@ -421,20 +534,27 @@ class_statistics <- function(stats, response) {
   stats
 }
 
-# Predictions for every row of chunked newdata, in chunk order.
-predict_chunked <- function(object, newdata, type, n_threads, block_size,
+# Predictions for every row of chunked newdata, in chunk order (each chunk
+# predicted where it is read: in this process or in a future).
+predict_chunked <- function(object, newdata, type, n_threads, block_size, parallel,
                             call = rlang::caller_env()) {
+  check_count(block_size, call = call)
+  engine <- chunk_engine(parallel, n_threads, call = call)
   parts <- list()
-  for_each_chunk(newdata, verbose = FALSE, call = call, function(chunk, i) {
-    parts[[i]] <<- with_chunk(newdata, i, "could not be predicted", call = call, {
-      # Checked here so that the message names `x` (formula fits check in
-      # model.frame()).
-      x <- if (is.null(object$terms)) map_input(object$map, chunk$x, arg = "x") else chunk$x
-      predict.kitchen_krr(object, x, type = type, n_threads = n_threads, block_size = block_size)
-    })
-  })
+  args <- list(object = object, type = type, block_size = block_size,
+               what = "could not be predicted")
+  for_each_chunk_task(newdata, "predict_chunk", args, engine = engine, verbose = FALSE,
+                      call = call, consume = function(value, i) parts[[i]] <<- value)
   if (type == "class") {
     return(factor(unlist(lapply(parts, as.character)), levels = object$response$levels))
   }
   if (object$response$type == "vector") unlist(parts) else do.call(rbind, parts)
+}
+
+predict_chunk <- function(chunk, i, object, type, block_size, n_threads) {
+  # Checked here so that the message names `x` (formula fits check in
+  # model.frame()).
+  x <- if (is.null(object$terms)) map_input(object$map, chunk$x, arg = "x") else chunk$x
+  predict.kitchen_krr(object, x, type = type, n_threads = n_threads, block_size = block_size,
+                      parallel = "none")
 }

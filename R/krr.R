@@ -57,6 +57,17 @@
 #' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
 #' chunks; `folds` cannot be given.
 #'
+#' **Chunks in parallel, or on other machines.** With the \pkg{future}
+#' package installed and a plan set (`future::plan(multisession)`,
+#' `plan(cluster, workers = c("host1", "host2"))`, a scheduler through
+#' \pkg{future.batchtools}, ...), each chunk is read and reduced to its
+#' partial sums in a future: the worker gets the map (a few numbers) and
+#' what reads the chunk (the chunk itself for a list source, the function,
+#' or the file path), and sends back only its chunk's `Z'Z`, `Z'y`, sums and
+#' response coding, never features. The main process adds them up in chunk
+#' order, so the fit is the same whatever the plan and the number of
+#' workers. See [chunked()] for the details (`parallel`, threads, memory).
+#'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper; `predict(type = "class")` returns the level with
 #' the largest response.
@@ -86,6 +97,12 @@
 #' @param block_size Rows featurised at a time; memory use is about
 #'   `block_size * n_features * 8` bytes. Results do not depend on it beyond
 #'   rounding.
+#' @param parallel For chunked data only: `"auto"` (the default) processes
+#'   the chunks as futures when a [future][future::plan] plan other than
+#'   sequential is set, and in this process otherwise (no plan, or
+#'   `plan(sequential)`, or \pkg{future} not installed); `"future"` always
+#'   uses futures (under `plan(sequential)` they run in this process);
+#'   `"none"` never does.
 #' @param tol,max_iter Relative residual at which conjugate gradients stop,
 #'   and their iteration cap, for [rbin()] maps.
 #' @param ... Arguments for the map constructor when `features` is a name.
@@ -447,6 +464,10 @@ default_lambdas <- function(values) {
 #'   `"class"` for the predicted class of a classification fit.
 #' @param n_threads Number of threads, or `NULL` for the default.
 #' @param block_size Rows featurised at a time.
+#' @param parallel For chunked `newdata` only: `"auto"` (the default)
+#'   predicts each chunk in a future when a [future][future::plan] plan other
+#'   than sequential is set, `"future"` always does, `"none"` never does; the
+#'   predictions are the same, in chunk order (see [chunked()]).
 #' @param ... Not used.
 #' @return For `type = "response"`, a numeric vector (one response) or a
 #'   matrix with a column per response or class; for `type = "class"`, a
@@ -471,13 +492,14 @@ default_lambdas <- function(values) {
 #'       label[801:1000])
 #' head(predict(classifier, x[801:1000, ], n_threads = 2), 3)
 predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
-                                n_threads = NULL, block_size = 4096, ...) {
+                                n_threads = NULL, block_size = 4096,
+                                parallel = c("auto", "future", "none"), ...) {
   type <- match_choice(type, c("response", "class"))
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
   }
   if (inherits(newdata, "kitchen_chunked")) {
-    return(predict_chunked(object, newdata, type, n_threads, block_size))
+    return(predict_chunked(object, newdata, type, n_threads, block_size, parallel))
   }
   if (!is.null(object$terms)) {
     terms <- stats::delete.response(object$terms)
