@@ -146,7 +146,6 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   binned <- inherits(map, "kitchen_rbin")
   if (binned) {
-    check_rbin_map(map, arg = "features")
     x <- map_input(map, x, arg = "x")
     if (!is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
   }
@@ -302,7 +301,7 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
       abort_arg("Arguments in {.arg ...} are for building a map by name; {.arg features} is already a map.",
                 call = call)
     }
-    return(features)
+    return(validate_map(features, arg = "features", call = call))
   }
   builders <- c("rff", "fastfood", "rbin")
   available <- builders[vapply(builders, exists, TRUE, envir = asNamespace("kitchen"), inherits = FALSE)]
@@ -466,6 +465,7 @@ gcv_path <- function(values, rotated, yy, n, lambdas) {
 #' @export
 predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
                                 n_threads = NULL, block_size = 4096, ...) {
+  validate_fit(object)
   type <- match_choice(type, c("response", "class"))
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
@@ -501,6 +501,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
 
 #' @export
 print.kitchen_krr <- function(x, ...) {
+  validate_fit(x, full = TRUE)
   cat("<kitchen ridge regression on random features>\n")
   task <- if (x$response$type == "class") {
     sprintf("classification, %d classes (one-vs-rest)", length(x$response$levels))
@@ -520,6 +521,7 @@ print.kitchen_krr <- function(x, ...) {
 
 #' @export
 summary.kitchen_krr <- function(object, ...) {
+  validate_fit(object, full = TRUE)
   chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
   structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df),
             class = "summary.kitchen_krr")
@@ -549,11 +551,13 @@ print.summary.kitchen_krr <- function(x, ...) {
 
 #' @export
 coef.kitchen_krr <- function(object, ...) {
+  validate_fit(object)
   rbind("(Intercept)" = object$intercept, object$coefficients)
 }
 
 #' @export
 plot.kitchen_krr <- function(x, ...) {
+  validate_fit(x, full = TRUE)
   if (nrow(x$path) < 2) {
     abort_arg("This fit has a single {.arg lambda}: there is no path to plot.")
   }

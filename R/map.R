@@ -113,8 +113,3 @@ check_feature_count <- function(n_features, type, call = rlang::caller_env()) {
               call = call)
   }
 }
-
-abort_invalid_map <- function(arg, class, call = rlang::caller_env()) {
-  abort_arg("{.arg {arg}} is not a valid {.cls {class}} map (missing or malformed fields).",
-            call = call)
-}

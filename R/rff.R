@@ -96,18 +96,20 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #' z <- predict(map, matrix(c(0, 0, 1, 1), 2, byrow = TRUE), n_threads = 1)
 #' sum(z[1, ] * z[2, ])  # close to exp(-1)
 predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
-  check_rff_map(object)
+  validate_map(object)
   newdata <- map_input(object, newdata)
   n_threads <- resolve_threads(n_threads)
   out <- rff_features_cpp(newdata, object$projection, object$center, object$phases,
                           match(object$type, c("cos_sin", "cos_phase")) - 1L, use_blas(),
                           n_threads, resolve_simd())
+  if (is.character(out)) abort_invalid_map("object", "kitchen_rff", out)
   rownames(out) <- rownames(newdata)
   out
 }
 
 #' @export
 print.kitchen_rff <- function(x, ...) {
+  validate_map(x)
   cat("<kitchen random Fourier features>\n")
   print_map_fields(c(
     kernel = kernel_label(x$kernel),
@@ -115,18 +117,4 @@ print.kitchen_rff <- function(x, ...) {
     features = sprintf("%d (%s)", x$n_features, x$type),
     scaling = x$scaling))
   invisible(x)
-}
-
-# Checks that a map has the fields predict() relies on, with sane shapes.
-check_rff_map <- function(map, arg = rlang::caller_arg(map), call = rlang::caller_env()) {
-  m <- if (identical(map$type, "cos_sin")) map$n_features / 2 else map$n_features
-  ok <- is.list(map) && isTRUE(map$type %in% c("cos_sin", "cos_phase")) &&
-    is.numeric(map$d) && length(map$d) == 1L && isTRUE(map$d >= 1) &&
-    is.matrix(map$projection) && is.double(map$projection) &&
-    identical(dim(map$projection), as.integer(c(map$d, m))) &&
-    is.double(map$center) && length(map$center) == map$d &&
-    (map$type == "cos_sin" || (is.double(map$phases) && length(map$phases) == m))
-  if (!ok) {
-    abort_invalid_map(arg, "kitchen_rff", call = call)
-  }
 }

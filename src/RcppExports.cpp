@@ -38,6 +38,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// fastfood_map_problem_cpp
+SEXP fastfood_map_problem_cpp(SEXP map_list);
+RcppExport SEXP _kitchen_fastfood_map_problem_cpp(SEXP map_listSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type map_list(map_listSEXP);
+    rcpp_result_gen = Rcpp::wrap(fastfood_map_problem_cpp(map_list));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fastfood_features_cpp
 SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center, SEXP scale, bool project_only, int n_threads, int simd);
 RcppExport SEXP _kitchen_fastfood_features_cpp(SEXP xSEXP, SEXP rows_as_columnsSEXP, SEXP map_listSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP project_onlySEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -242,6 +252,7 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
+    {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
