@@ -141,7 +141,7 @@ predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
 #' x <- matrix(rnorm(6), 2, 3)
 #' all.equal(predict(map, x), cbind(cos(x %*% w), sin(x %*% w)) / 2)
 as.matrix.kitchen_fastfood <- function(x, ...) {
-  validate_map(x)
+  validate_map(x, deep = TRUE)
   d <- x$d
   # Row j of the projections of the identity is e_j V' = column j of V.
   w <- fastfood_apply(x, diag(1, d), resolve_threads(NULL), project_only = TRUE,

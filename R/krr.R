@@ -301,7 +301,7 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
       abort_arg("Arguments in {.arg ...} are for building a map by name; {.arg features} is already a map.",
                 call = call)
     }
-    return(validate_map(features, arg = "features", call = call))
+    return(validate_map(features, arg = "features", deep = TRUE, call = call))
   }
   builders <- c("rff", "fastfood", "rbin")
   available <- builders[vapply(builders, exists, TRUE, envir = asNamespace("kitchen"), inherits = FALSE)]
@@ -551,7 +551,7 @@ print.summary.kitchen_krr <- function(x, ...) {
 
 #' @export
 coef.kitchen_krr <- function(object, ...) {
-  validate_fit(object)
+  validate_fit(object, full = TRUE)
   rbind("(Intercept)" = object$intercept, object$coefficients)
 }
 

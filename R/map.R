@@ -75,6 +75,14 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
   newdata
 }
 
+# A map whose class was edited to lose its kind: say so, instead of "no
+# applicable method" (predict) or dumping the list (print).
+#' @export
+predict.kitchen_map <- function(object, ...) validate_map(object)
+
+#' @export
+print.kitchen_map <- function(x, ...) validate_map(x)
+
 kernel_label <- function(kernel) {
   extra <- if (!is.null(kernel$nu)) sprintf(", nu = %s", format(kernel$nu)) else ""
   sprintf("%s (sigma = %s%s)", kernel$name, format(kernel$sigma, digits = 4), extra)

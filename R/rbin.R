@@ -171,7 +171,7 @@ rbin_columns <- function(map, x, n_threads, call = rlang::caller_env()) {
 
 #' @export
 print.kitchen_rbin <- function(x, ...) {
-  validate_map(x)
+  validate_map(x, deep = TRUE)
   cat("<kitchen random binning features>\n")
   columns <- if (is.null(x$n_buckets)) {
     sprintf("%s occupied bins (%s per grid on average)", format(x$n_features, big.mark = ","),

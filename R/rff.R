@@ -109,7 +109,7 @@ predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
 
 #' @export
 print.kitchen_rff <- function(x, ...) {
-  validate_map(x)
+  validate_map(x, deep = TRUE)
   cat("<kitchen random Fourier features>\n")
   print_map_fields(c(
     kernel = kernel_label(x$kernel),

@@ -6,8 +6,12 @@
 
 map_classes <- c("kitchen_rff", "kitchen_fastfood", "kitchen_rbin")
 
-# The map, or an argument error naming the first malformed field.
-validate_map <- function(map, arg = rlang::caller_arg(map), call = rlang::caller_env()) {
+# The map, or an argument error naming the first malformed field. `deep`
+# also runs the checks predict() leaves to C++ (finite frequencies, sorted
+# bin keys), for methods that do not compute features: print(), coef(),
+# krr_fit().
+validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
+                         call = rlang::caller_env()) {
   class <- map_classes[inherits(map, map_classes, which = TRUE) > 0][1]
   if (is.na(class) || !is.list(map)) {
     abort_arg("{.arg {arg}} must be a feature map from {.fn rff}, {.fn fastfood} or {.fn rbin}, not {.obj_type_friendly {map}}.",
@@ -19,6 +23,20 @@ validate_map <- function(map, arg = rlang::caller_arg(map), call = rlang::caller
       kitchen_rff = rff_map_problem(map),
       kitchen_fastfood = fastfood_map_problem_cpp(map),
       kitchen_rbin = rbin_map_problem(map))
+  }
+  if (is.null(problem) && deep && class != "kitchen_fastfood") {
+    # Features of no rows: the C++ glue checks the whole map first.
+    none <- matrix(0, 0, map$d)
+    out <- if (class == "kitchen_rff") {
+      rff_features_cpp(none, map$projection, map$center, map$phases,
+                       match(map$type, c("cos_sin", "cos_phase")) - 1L, FALSE, 1L, 0L)
+    } else {
+      hashed <- !is.null(map$n_buckets)
+      rbin_columns_cpp(none, map$pitch, map$shift, map$center, map$scale,
+                       if (hashed) raw(0) else map$keys, if (hashed) integer(0) else map$n_bins,
+                       if (hashed) map$n_buckets else 0, 1L, 0L)
+    }
+    if (is.character(out)) problem <- out
   }
   if (!is.null(problem)) abort_invalid_map(arg, class, problem, call = call)
   invisible(map)
@@ -113,13 +131,14 @@ rbin_map_problem <- function(map) {
 }
 
 # The fit, or an argument error naming the first malformed field. `full`
-# also checks what print(), summary() and plot() show.
+# also checks what print(), summary(), plot() and coef() show, and the map
+# in depth (predict() leaves that to C++).
 validate_fit <- function(fit, arg = rlang::caller_arg(fit), full = FALSE,
                          call = rlang::caller_env()) {
   if (!inherits(fit, "kitchen_krr") || !is.list(fit)) {
     abort_arg("{.arg {arg}} must be a fit from {.fn krr_fit}, not {.obj_type_friendly {fit}}.", call = call)
   }
-  validate_map(fit$map, arg = paste0(arg, "$map"), call = call)
+  validate_map(fit$map, arg = paste0(arg, "$map"), deep = full, call = call)
   problem <- fit_problem(fit, full)
   if (!is.null(problem)) {
     abort_arg(c("{.arg {arg}} is not a valid {.cls kitchen_krr} fit (missing or malformed fields).",
