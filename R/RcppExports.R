@@ -73,3 +73,7 @@ column_ranges_cpp <- function(x, n_threads) {
     .Call(`_kitchen_column_ranges_cpp`, x, n_threads)
 }
 
+map_problem_cpp <- function(map, kind) {
+    .Call(`_kitchen_map_problem_cpp`, map, kind)
+}
+

@@ -116,8 +116,13 @@ radial_sample <- function(kernel, p, m) {
 predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)
-  out <- fastfood_apply(object, newdata, resolve_threads(n_threads))
-  rownames(out) <- rownames(newdata)
+  fastfood_features(object, newdata, resolve_threads(n_threads))
+}
+
+# Features of checked data (map_input()).
+fastfood_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  out <- fastfood_apply(map, x, n_threads, call = call)
+  rownames(out) <- rownames(x)
   out
 }
 

@@ -488,7 +488,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
   for (start in seq(1, max(n, 1), by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
     if (n == 0) break
-    z <- predict(object$map, newdata[rows, , drop = FALSE], n_threads = n_threads)
+    z <- map_features(object$map, newdata[rows, , drop = FALSE], n_threads)
     out[rows, ] <- as.matrix(z %*% object$coefficients)  # rbin features are sparse
   }
   out <- sweep(out, 2, object$intercept, "+")

@@ -83,6 +83,14 @@ predict.kitchen_map <- function(object, ...) validate_map(object)
 #' @export
 print.kitchen_map <- function(x, ...) validate_map(x)
 
+# Features of checked data (map_input()) from a validated map, without
+# predict()'s checks again.
+map_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  features <- if (inherits(map, "kitchen_rff")) rff_features else
+    if (inherits(map, "kitchen_fastfood")) fastfood_features else rbin_features
+  features(map, x, n_threads, call = call)
+}
+
 kernel_label <- function(kernel) {
   extra <- if (!is.null(kernel$nu)) sprintf(", nu = %s", format(kernel$nu)) else ""
   sprintf("%s (sigma = %s%s)", kernel$name, format(kernel$sigma, digits = 4), extra)

@@ -141,16 +141,21 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
 predict.kitchen_rbin <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)
-  n_threads <- resolve_threads(n_threads)
-  n_grids <- object$n_grids
-  check_column_count(as.numeric(nrow(newdata)) * n_grids,
+  rbin_features(object, newdata, resolve_threads(n_threads))
+}
+
+# Features of checked data (map_input()); the C++ side checks the map's
+# sizes and the keys' order.
+rbin_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  n_grids <- map$n_grids
+  check_column_count(as.numeric(nrow(x)) * n_grids,
                      "The number of non-zeros ({.arg newdata} rows x {.arg n_grids})",
-                     hint = "Compute the features in blocks of rows.")
-  cols <- rbin_columns(object, newdata, n_threads)
-  first <- if (is.null(object$n_buckets)) c(0, cumsum(as.numeric(object$n_bins))) else
-    seq(0, n_grids) * as.numeric(object$n_buckets)
+                     hint = "Compute the features in blocks of rows.", call = call)
+  cols <- rbin_columns(map, x, n_threads, call = call)
+  first <- if (is.null(map$n_buckets)) c(0, cumsum(as.numeric(map$n_bins))) else
+    seq(0, n_grids) * as.numeric(map$n_buckets)
   z <- rbin_sparse_cpp(cols, first, 1 / sqrt(n_grids), n_threads)
-  z@Dimnames <- list(rownames(newdata), NULL)
+  z@Dimnames <- list(rownames(x), NULL)
   missing <- rbin_unseen_cpp(cols)
   attr(z, "unseen") <- missing[[1]]
   attr(z, "rows_with_unseen") <- missing[[2]]

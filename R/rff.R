@@ -98,12 +98,17 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)
-  n_threads <- resolve_threads(n_threads)
-  out <- rff_features_cpp(newdata, object$projection, object$center, object$phases,
-                          match(object$type, c("cos_sin", "cos_phase")) - 1L, use_blas(),
+  rff_features(object, newdata, resolve_threads(n_threads))
+}
+
+# Features of checked data (map_input()); the C++ side checks the map's
+# sizes and that its numbers are finite.
+rff_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  out <- rff_features_cpp(x, map$projection, map$center, map$phases,
+                          match(map$type, c("cos_sin", "cos_phase")) - 1L, use_blas(),
                           n_threads, resolve_simd())
-  if (is.character(out)) abort_invalid_map("object", "kitchen_rff", out)
-  rownames(out) <- rownames(newdata)
+  if (is.character(out)) abort_invalid_map("object", "kitchen_rff", out, call = call)
+  rownames(out) <- rownames(x)
   out
 }
 

@@ -248,6 +248,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// map_problem_cpp
+SEXP map_problem_cpp(SEXP map, int kind);
+RcppExport SEXP _kitchen_map_problem_cpp(SEXP mapSEXP, SEXP kindSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
+    Rcpp::traits::input_parameter< int >::type kind(kindSEXP);
+    rcpp_result_gen = Rcpp::wrap(map_problem_cpp(map, kind));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
@@ -268,6 +279,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},
+    {"_kitchen_map_problem_cpp", (DL_FUNC) &_kitchen_map_problem_cpp, 2},
     {NULL, NULL, 0}
 };
 

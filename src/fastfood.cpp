@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kitchen/fastfood.hpp"
+#include "map_fields.h"
 #include "result_matrix.h"
 #include "parallel_chunks.h"
 
@@ -43,19 +44,8 @@ SEXP fastfood_run(const kitchen::fastfood_map& map, const Rows& rows, std::size_
   return out;
 }
 
-// The map's field `name` (R_NilValue if absent).
-SEXP map_field(SEXP map, const char* name) {
-  SEXP names = Rf_getAttrib(map, R_NamesSymbol);
-  if (TYPEOF(names) != STRSXP) return R_NilValue;
-  for (R_xlen_t i = 0; i < XLENGTH(map); ++i) {
-    if (std::strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(map, i);
-  }
-  return R_NilValue;
-}
-
-bool is_doubles(SEXP x, std::size_t n) {
-  return TYPEOF(x) == REALSXP && static_cast<std::size_t>(XLENGTH(x)) == n;
-}
+using kitchen_glue::is_doubles;
+using kitchen_glue::map_field;
 
 // A view of the map's numbers, checked here rather than in R so that
 // predict() on one row costs no R-level passes over them. Returns why the
