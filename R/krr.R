@@ -81,7 +81,9 @@
 #'   and 4. Needs `lambda = "gcv"`, `"cv"` or a vector of candidates, and a
 #'   map whose bandwidth can be rescaled ([rff()] or [fastfood()]).
 #' @param n_threads Number of threads, or `NULL` for the default (see
-#'   [kitchen_threads()]).
+#'   [kitchen_threads()]). The fit is the same, bit for bit, for any number
+#'   (with the same `block_size`; CV folds drawn at random need the same
+#'   [set.seed()]).
 #' @param verbose Show a progress bar while the data are read.
 #' @param block_size Rows featurised at a time; memory use is about
 #'   `block_size * n_features * 8` bytes. Results do not depend on it beyond
@@ -459,7 +461,8 @@ gcv_path <- function(values, rotated, yy, n, lambdas) {
 #' @param type `"response"` for the fitted values (a vector for a single
 #'   response, else a matrix with one column per response or class), or
 #'   `"class"` for the predicted class of a classification fit.
-#' @param n_threads Number of threads, or `NULL` for the default.
+#' @param n_threads Number of threads, or `NULL` for the default. The
+#'   predictions do not depend on it.
 #' @param block_size Rows featurised at a time.
 #' @param ... Not used.
 #' @export
