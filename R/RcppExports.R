@@ -9,6 +9,10 @@ binned_crossprod_cpp <- function(cols, u, n_columns, value, n_threads) {
     .Call(`_kitchen_binned_crossprod_cpp`, cols, u, n_columns, value, n_threads)
 }
 
+fastfood_map_problem_cpp <- function(map_list) {
+    .Call(`_kitchen_fastfood_map_problem_cpp`, map_list)
+}
+
 fastfood_features_cpp <- function(x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd) {
     .Call(`_kitchen_fastfood_features_cpp`, x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd)
 }
@@ -71,5 +75,9 @@ column_moments_cpp <- function(x, n_threads) {
 
 column_ranges_cpp <- function(x, n_threads) {
     .Call(`_kitchen_column_ranges_cpp`, x, n_threads)
+}
+
+map_problem_cpp <- function(map, kind) {
+    .Call(`_kitchen_map_problem_cpp`, map, kind)
 }
 

@@ -315,9 +315,7 @@ chunked_map <- function(features, call = rlang::caller_env()) {
     abort_arg(c("{.arg features} must be a feature map when {.arg x} is chunked data.", i = hint),
               call = call)
   }
-  if (!inherits(features, "kitchen_map")) {
-    abort_arg("{.arg features} must be a feature map, not {.obj_type_friendly {features}}.", call = call)
-  }
+  validate_map(features, arg = "features", deep = TRUE, call = call)
   if (inherits(features, "kitchen_rbin")) {
     abort_arg(c("Random binning maps ({.fn rbin}) are not available with chunked data yet.",
                 i = "Use an {.fn rff} or {.fn fastfood} map, or fit in memory."), call = call)

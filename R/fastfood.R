@@ -114,9 +114,15 @@ radial_sample <- function(kernel, p, m) {
 #' z <- predict(map, matrix(c(0, 0, 1, 1), 2, byrow = TRUE), n_threads = 1)
 #' sum(z[1, ] * z[2, ])  # close to exp(-1)
 predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
+  validate_map(object)
   newdata <- map_input(object, newdata)
-  out <- fastfood_apply(object, newdata, resolve_threads(n_threads))
-  rownames(out) <- rownames(newdata)
+  fastfood_features(object, newdata, resolve_threads(n_threads))
+}
+
+# Features of checked data (map_input()).
+fastfood_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  out <- fastfood_apply(map, x, n_threads, call = call)
+  rownames(out) <- rownames(x)
   out
 }
 
@@ -140,8 +146,8 @@ predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
 #' x <- matrix(rnorm(6), 2, 3)
 #' all.equal(predict(map, x), cbind(cos(x %*% w), sin(x %*% w)) / 2)
 as.matrix.kitchen_fastfood <- function(x, ...) {
+  validate_map(x, deep = TRUE)
   d <- x$d
-  if (!is.numeric(d) || length(d) != 1L || !isTRUE(d >= 1)) abort_invalid_fastfood("x")
   # Row j of the projections of the identity is e_j V' = column j of V.
   w <- fastfood_apply(x, diag(1, d), resolve_threads(NULL), project_only = TRUE,
                       center = rep(0, d), scale = rep(1, d), arg = "x")
@@ -150,7 +156,8 @@ as.matrix.kitchen_fastfood <- function(x, ...) {
 }
 
 # Hands the map and checked data to the C++ core, which checks the map's
-# fields (types, sizes, ranges) itself: cheaper there than in R for one row.
+# fields (types, sizes, ranges) again itself, so that it never reads out of
+# bounds even for a map validate_map() has not seen.
 fastfood_apply <- function(map, x, n_threads, project_only = FALSE,
                            center = map$center, scale = map$scale,
                            arg = "object", call = rlang::caller_env()) {
@@ -159,12 +166,13 @@ fastfood_apply <- function(map, x, n_threads, project_only = FALSE,
   if (sparse) x <- Matrix::t(x)
   out <- fastfood_features_cpp(x, sparse, map, center, scale, project_only, n_threads,
                                resolve_simd())
-  if (is.null(out)) abort_invalid_fastfood(arg, call = call)
+  if (is.character(out)) abort_invalid_map(arg, "kitchen_fastfood", out, call = call)
   out
 }
 
 #' @export
 print.kitchen_fastfood <- function(x, ...) {
+  validate_map(x)
   p <- nrow(x$gauss)
   m <- length(x$radial)
   n_blocks <- ncol(x$gauss)
@@ -178,8 +186,4 @@ print.kitchen_fastfood <- function(x, ...) {
                      if (last < p) sprintf(", the last cut to %d", last) else ""),
     scaling = x$scaling))
   invisible(x)
-}
-
-abort_invalid_fastfood <- function(arg = "object", call = rlang::caller_env()) {
-  abort_invalid_map(arg, "kitchen_fastfood", call = call)
 }

@@ -100,18 +100,21 @@ as_kernel <- function(kernel, sigma = NULL, ..., arg = rlang::caller_arg(kernel)
 # A kernel object that may have been built by hand or tampered with.
 check_kernel <- function(kernel, arg = rlang::caller_arg(kernel),
                          call = rlang::caller_env()) {
-  ok <- inherits(kernel, "kitchen_kernel") && is.list(kernel) &&
+  if (!kernel_ok(kernel)) {
+    abort_arg("{.arg {arg}} must be a kernel name or an object made by {.fn kernel_gaussian}, {.fn kernel_laplacian}, {.fn kernel_cauchy} or {.fn kernel_matern}.",
+              call = call)
+  }
+  invisible(kernel)
+}
+
+kernel_ok <- function(kernel) {
+  inherits(kernel, "kitchen_kernel") && is.list(kernel) &&
     is.character(kernel$name) && length(kernel$name) == 1L &&
     kernel$name %in% kernel_names() &&
     is.numeric(kernel$sigma) && length(kernel$sigma) == 1L &&
     isTRUE(kernel$sigma > 0) && is.finite(kernel$sigma) &&
     (kernel$name != "matern" || (is.numeric(kernel$nu) && length(kernel$nu) == 1L &&
                                    isTRUE(kernel$nu > 0) && is.finite(kernel$nu)))
-  if (!ok) {
-    abort_arg("{.arg {arg}} must be a kernel name or an object made by {.fn kernel_gaussian}, {.fn kernel_laplacian}, {.fn kernel_cauchy} or {.fn kernel_matern}.",
-              call = call)
-  }
-  invisible(kernel)
 }
 
 # Frequencies for random Fourier features: a d x m matrix whose columns are

@@ -92,7 +92,9 @@
 #'   and 4. Needs `lambda = "gcv"`, `"cv"` or a vector of candidates, and a
 #'   map whose bandwidth can be rescaled ([rff()] or [fastfood()]).
 #' @param n_threads Number of threads, or `NULL` for the default (see
-#'   [kitchen_threads()]).
+#'   [kitchen_threads()]). The fit is the same, bit for bit, for any number
+#'   (with the same `block_size`; CV folds drawn at random need the same
+#'   [set.seed()]).
 #' @param verbose Show a progress bar while the data are read.
 #' @param block_size Rows featurised at a time; memory use is about
 #'   `block_size * n_features * 8` bytes. Results do not depend on it beyond
@@ -163,7 +165,6 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   binned <- inherits(map, "kitchen_rbin")
   if (binned) {
-    check_rbin_map(map, arg = "features")
     x <- map_input(map, x, arg = "x")
     if (!is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
   }
@@ -319,7 +320,7 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
       abort_arg("Arguments in {.arg ...} are for building a map by name; {.arg features} is already a map.",
                 call = call)
     }
-    return(features)
+    return(validate_map(features, arg = "features", deep = TRUE, call = call))
   }
   builders <- c("rff", "fastfood", "rbin")
   available <- builders[vapply(builders, exists, TRUE, envir = asNamespace("kitchen"), inherits = FALSE)]
@@ -462,7 +463,8 @@ default_lambdas <- function(values) {
 #' @param type `"response"` for the fitted values (a vector for a single
 #'   response, else a matrix with one column per response or class), or
 #'   `"class"` for the predicted class of a classification fit.
-#' @param n_threads Number of threads, or `NULL` for the default.
+#' @param n_threads Number of threads, or `NULL` for the default. The
+#'   predictions do not depend on it.
 #' @param block_size Rows featurised at a time.
 #' @param parallel For chunked `newdata` only: `"auto"` (the default)
 #'   predicts each chunk in a future when a [future][future::plan] plan other
@@ -494,6 +496,7 @@ default_lambdas <- function(values) {
 predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
                                 n_threads = NULL, block_size = 4096,
                                 parallel = c("auto", "future", "none"), ...) {
+  validate_fit(object)
   type <- match_choice(type, c("response", "class"))
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
@@ -516,7 +519,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
   for (start in seq(1, max(n, 1), by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
     if (n == 0) break
-    z <- predict(object$map, newdata[rows, , drop = FALSE], n_threads = n_threads)
+    z <- map_features(object$map, newdata[rows, , drop = FALSE], n_threads)
     out[rows, ] <- as.matrix(z %*% object$coefficients)  # rbin features are sparse
   }
   out <- sweep(out, 2, object$intercept, "+")
@@ -529,6 +532,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
 
 #' @export
 print.kitchen_krr <- function(x, ...) {
+  validate_fit(x, full = TRUE)
   cat("<kitchen ridge regression on random features>\n")
   task <- if (x$response$type == "class") {
     sprintf("classification, %d classes (one-vs-rest)", length(x$response$levels))
@@ -548,6 +552,7 @@ print.kitchen_krr <- function(x, ...) {
 
 #' @export
 summary.kitchen_krr <- function(object, ...) {
+  validate_fit(object, full = TRUE)
   chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
   structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df),
             class = "summary.kitchen_krr")
@@ -577,11 +582,13 @@ print.summary.kitchen_krr <- function(x, ...) {
 
 #' @export
 coef.kitchen_krr <- function(object, ...) {
+  validate_fit(object, full = TRUE)
   rbind("(Intercept)" = object$intercept, object$coefficients)
 }
 
 #' @export
 plot.kitchen_krr <- function(x, ...) {
+  validate_fit(x, full = TRUE)
   if (nrow(x$path) < 2) {
     abort_arg("This fit has a single {.arg lambda}: there is no path to plot.")
   }

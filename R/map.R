@@ -75,6 +75,22 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
   newdata
 }
 
+# A map whose class was edited to lose its kind: say so, instead of "no
+# applicable method" (predict) or dumping the list (print).
+#' @export
+predict.kitchen_map <- function(object, ...) validate_map(object)
+
+#' @export
+print.kitchen_map <- function(x, ...) validate_map(x)
+
+# Features of checked data (map_input()) from a validated map, without
+# predict()'s checks again.
+map_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  features <- if (inherits(map, "kitchen_rff")) rff_features else
+    if (inherits(map, "kitchen_fastfood")) fastfood_features else rbin_features
+  features(map, x, n_threads, call = call)
+}
+
 kernel_label <- function(kernel) {
   extra <- if (!is.null(kernel$nu)) sprintf(", nu = %s", format(kernel$nu)) else ""
   sprintf("%s (sigma = %s%s)", kernel$name, format(kernel$sigma, digits = 4), extra)
@@ -112,9 +128,4 @@ check_feature_count <- function(n_features, type, call = rlang::caller_env()) {
     abort_arg("{.arg n_features} must be even for {.code type = \"cos_sin\"}, not {n_features}.",
               call = call)
   }
-}
-
-abort_invalid_map <- function(arg, class, call = rlang::caller_env()) {
-  abort_arg("{.arg {arg}} is not a valid {.cls {class}} map (missing or malformed fields).",
-            call = call)
 }

@@ -139,18 +139,23 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
 #' Matrix::rowSums(z > 0)   # the far point falls in unseen bins
 #' attr(z, "rows_with_unseen")
 predict.kitchen_rbin <- function(object, newdata, n_threads = NULL, ...) {
-  check_rbin_map(object)
+  validate_map(object)
   newdata <- map_input(object, newdata)
-  n_threads <- resolve_threads(n_threads)
-  n_grids <- object$n_grids
-  check_column_count(as.numeric(nrow(newdata)) * n_grids,
+  rbin_features(object, newdata, resolve_threads(n_threads))
+}
+
+# Features of checked data (map_input()); the C++ side checks the map's
+# sizes and the keys' order.
+rbin_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  n_grids <- map$n_grids
+  check_column_count(as.numeric(nrow(x)) * n_grids,
                      "The number of non-zeros ({.arg newdata} rows x {.arg n_grids})",
-                     hint = "Compute the features in blocks of rows.")
-  cols <- rbin_columns(object, newdata, n_threads)
-  first <- if (is.null(object$n_buckets)) c(0, cumsum(as.numeric(object$n_bins))) else
-    seq(0, n_grids) * as.numeric(object$n_buckets)
+                     hint = "Compute the features in blocks of rows.", call = call)
+  cols <- rbin_columns(map, x, n_threads, call = call)
+  first <- if (is.null(map$n_buckets)) c(0, cumsum(as.numeric(map$n_bins))) else
+    seq(0, n_grids) * as.numeric(map$n_buckets)
   z <- rbin_sparse_cpp(cols, first, 1 / sqrt(n_grids), n_threads)
-  z@Dimnames <- list(rownames(newdata), NULL)
+  z@Dimnames <- list(rownames(x), NULL)
   missing <- rbin_unseen_cpp(cols)
   attr(z, "unseen") <- missing[[1]]
   attr(z, "rows_with_unseen") <- missing[[2]]
@@ -165,12 +170,13 @@ rbin_columns <- function(map, x, n_threads, call = rlang::caller_env()) {
                            if (hashed) raw(0) else map$keys,
                            if (hashed) integer(0) else map$n_bins,
                            if (hashed) map$n_buckets else 0, n_threads, resolve_simd())
-  if (is.null(cols)) abort_invalid_map("object", "kitchen_rbin", call = call)
+  if (is.character(cols)) abort_invalid_map("object", "kitchen_rbin", cols, call = call)
   cols
 }
 
 #' @export
 print.kitchen_rbin <- function(x, ...) {
+  validate_map(x, deep = TRUE)
   cat("<kitchen random binning features>\n")
   columns <- if (is.null(x$n_buckets)) {
     sprintf("%s occupied bins (%s per grid on average)", format(x$n_features, big.mark = ","),
@@ -187,33 +193,6 @@ print.kitchen_rbin <- function(x, ...) {
     scaling = x$scaling,
     size = format(structure(utils::object.size(x), class = "object_size"), units = "auto")))
   invisible(x)
-}
-
-# Checks the fields predict() relies on (the keys' order is checked in C++).
-check_rbin_map <- function(map, arg = rlang::caller_arg(map), call = rlang::caller_env()) {
-  d <- map$d
-  n_grids <- map$n_grids
-  shape <- c(d, n_grids)
-  hashed <- !is.null(map$n_buckets)
-  ok <- is.list(map) && is.numeric(d) && length(d) == 1L && isTRUE(d >= 1) &&
-    is.numeric(n_grids) && length(n_grids) == 1L && isTRUE(n_grids >= 1) &&
-    is.matrix(map$pitch) && is.double(map$pitch) && identical(dim(map$pitch), as.integer(shape)) &&
-    all(is.finite(map$pitch)) && all(map$pitch > 0) &&
-    is.matrix(map$shift) && is.double(map$shift) && identical(dim(map$shift), as.integer(shape)) &&
-    all(is.finite(map$shift)) &&
-    is.double(map$center) && length(map$center) == d && all(is.finite(map$center)) &&
-    is.double(map$scale) && length(map$scale) == d && all(is.finite(map$scale)) &&
-    all(map$scale > 0) && is.numeric(map$n_features) && length(map$n_features) == 1L
-  if (ok && hashed) {
-    ok <- is.numeric(map$n_buckets) && length(map$n_buckets) == 1L &&
-      isTRUE(map$n_buckets >= 1) && isTRUE(map$n_features == n_grids * map$n_buckets)
-  } else if (ok) {
-    ok <- is.raw(map$keys) && is.integer(map$n_bins) && length(map$n_bins) == n_grids &&
-      !anyNA(map$n_bins) && all(map$n_bins >= 0) &&
-      isTRUE(length(map$keys) == 8 * sum(as.numeric(map$n_bins))) &&
-      isTRUE(map$n_features == sum(as.numeric(map$n_bins)))
-  }
-  if (!ok) abort_invalid_map(arg, "kitchen_rbin", call = call)
 }
 
 # Sparse matrices index rows and columns with R integers. `what` may hold

@@ -101,18 +101,25 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #' z <- predict(map, matrix(c(0, 0, 1, 1), 2, byrow = TRUE), n_threads = 1)
 #' sum(z[1, ] * z[2, ])  # close to exp(-1)
 predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
-  check_rff_map(object)
+  validate_map(object)
   newdata <- map_input(object, newdata)
-  n_threads <- resolve_threads(n_threads)
-  out <- rff_features_cpp(newdata, object$projection, object$center, object$phases,
-                          match(object$type, c("cos_sin", "cos_phase")) - 1L, products_on_blas(),
+  rff_features(object, newdata, resolve_threads(n_threads))
+}
+
+# Features of checked data (map_input()); the C++ side checks the map's
+# sizes and that its numbers are finite.
+rff_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+  out <- rff_features_cpp(x, map$projection, map$center, map$phases,
+                          match(map$type, c("cos_sin", "cos_phase")) - 1L, products_on_blas(),
                           n_threads, resolve_simd())
-  rownames(out) <- rownames(newdata)
+  if (is.character(out)) abort_invalid_map("object", "kitchen_rff", out, call = call)
+  rownames(out) <- rownames(x)
   out
 }
 
 #' @export
 print.kitchen_rff <- function(x, ...) {
+  validate_map(x, deep = TRUE)
   cat("<kitchen random Fourier features>\n")
   print_map_fields(c(
     kernel = kernel_label(x$kernel),
@@ -120,18 +127,4 @@ print.kitchen_rff <- function(x, ...) {
     features = sprintf("%d (%s)", x$n_features, x$type),
     scaling = x$scaling))
   invisible(x)
-}
-
-# Checks that a map has the fields predict() relies on, with sane shapes.
-check_rff_map <- function(map, arg = rlang::caller_arg(map), call = rlang::caller_env()) {
-  m <- if (identical(map$type, "cos_sin")) map$n_features / 2 else map$n_features
-  ok <- is.list(map) && isTRUE(map$type %in% c("cos_sin", "cos_phase")) &&
-    is.numeric(map$d) && length(map$d) == 1L && isTRUE(map$d >= 1) &&
-    is.matrix(map$projection) && is.double(map$projection) &&
-    identical(dim(map$projection), as.integer(c(map$d, m))) &&
-    is.double(map$center) && length(map$center) == map$d &&
-    (map$type == "cos_sin" || (is.double(map$phases) && length(map$phases) == m))
-  if (!ok) {
-    abort_invalid_map(arg, "kitchen_rff", call = call)
-  }
 }

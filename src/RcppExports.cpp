@@ -38,6 +38,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// fastfood_map_problem_cpp
+SEXP fastfood_map_problem_cpp(SEXP map_list);
+RcppExport SEXP _kitchen_fastfood_map_problem_cpp(SEXP map_listSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type map_list(map_listSEXP);
+    rcpp_result_gen = Rcpp::wrap(fastfood_map_problem_cpp(map_list));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fastfood_features_cpp
 SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center, SEXP scale, bool project_only, int n_threads, int simd);
 RcppExport SEXP _kitchen_fastfood_features_cpp(SEXP xSEXP, SEXP rows_as_columnsSEXP, SEXP map_listSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP project_onlySEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -250,10 +260,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// map_problem_cpp
+SEXP map_problem_cpp(SEXP map, int kind);
+RcppExport SEXP _kitchen_map_problem_cpp(SEXP mapSEXP, SEXP kindSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
+    Rcpp::traits::input_parameter< int >::type kind(kindSEXP);
+    rcpp_result_gen = Rcpp::wrap(map_problem_cpp(map, kind));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
+    {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
@@ -270,6 +292,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},
+    {"_kitchen_map_problem_cpp", (DL_FUNC) &_kitchen_map_problem_cpp, 2},
     {NULL, NULL, 0}
 };
 

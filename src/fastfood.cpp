@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kitchen/fastfood.hpp"
+#include "map_fields.h"
 #include "result_matrix.h"
 #include "parallel_chunks.h"
 
@@ -43,39 +44,40 @@ SEXP fastfood_run(const kitchen::fastfood_map& map, const Rows& rows, std::size_
   return out;
 }
 
-// The map's field `name` (R_NilValue if absent).
-SEXP map_field(SEXP map, const char* name) {
-  SEXP names = Rf_getAttrib(map, R_NamesSymbol);
-  if (TYPEOF(names) != STRSXP) return R_NilValue;
-  for (R_xlen_t i = 0; i < XLENGTH(map); ++i) {
-    if (std::strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(map, i);
-  }
-  return R_NilValue;
-}
-
-bool is_doubles(SEXP x, std::size_t n) {
-  return TYPEOF(x) == REALSXP && static_cast<std::size_t>(XLENGTH(x)) == n;
-}
+using kitchen_glue::is_doubles;
+using kitchen_glue::map_field;
 
 // A view of the map's numbers, checked here rather than in R so that
-// predict() on one row costs no R-level passes over them: false if a field
-// is missing, of the wrong type or size, or out of range.
-bool read_map(SEXP list, bool project_only, kitchen::fastfood_map& map) {
-  if (TYPEOF(list) != VECSXP) return false;
+// predict() on one row costs no R-level passes over them. Returns why the
+// map cannot be used (a field missing, of the wrong type or size, or out of
+// range), or nullptr. center and scale: d doubles (the map's own, or 0 and
+// 1 for as.matrix()).
+const char* read_map(SEXP list, bool project_only, SEXP center, SEXP scale,
+                     kitchen::fastfood_map& map) {
+  if (TYPEOF(list) != VECSXP) return "the map must be a list.";
   SEXP d = map_field(list, "d"), n_features = map_field(list, "n_features");
   SEXP type = map_field(list, "type"), kernel = map_field(list, "kernel");
   SEXP signs = map_field(list, "signs"), perm = map_field(list, "perm");
   SEXP gauss = map_field(list, "gauss"), radial = map_field(list, "radial");
   SEXP phases = map_field(list, "phases");
-  if (!Rf_isNumeric(d) || XLENGTH(d) != 1 || !(Rf_asReal(d) >= 1)) return false;
-  if (!Rf_isNumeric(n_features) || XLENGTH(n_features) != 1 || !(Rf_asReal(n_features) >= 1)) return false;
-  if (TYPEOF(type) != STRSXP || XLENGTH(type) != 1) return false;
+  if (!Rf_isNumeric(d) || XLENGTH(d) != 1 || !(Rf_asReal(d) >= 1) || !(Rf_asReal(d) < 1e15)) {
+    return "{.field d} must be a whole number >= 1.";
+  }
+  if (!Rf_isNumeric(n_features) || XLENGTH(n_features) != 1 || !(Rf_asReal(n_features) >= 1) ||
+      !(Rf_asReal(n_features) < 1e15)) {
+    return "{.field n_features} must be a whole number >= 1.";
+  }
+  if (TYPEOF(type) != STRSXP || XLENGTH(type) != 1) return "{.field type} must be one string.";
   const std::string kind = CHAR(STRING_ELT(type, 0));
-  if (kind != "cos_sin" && kind != "cos_phase") return false;
-  if (TYPEOF(kernel) != VECSXP) return false;
+  if (kind != "cos_sin" && kind != "cos_phase") {
+    return "{.field type} must be {.val cos_sin} or {.val cos_phase}.";
+  }
+  if (TYPEOF(kernel) != VECSXP) return "{.field kernel} must be a kitchen kernel object.";
   SEXP sigma = map_field(kernel, "sigma");
-  if (!is_doubles(sigma, 1) || !(REAL(sigma)[0] > 0) || !std::isfinite(REAL(sigma)[0])) return false;
-  if (!Rf_isMatrix(gauss) || TYPEOF(gauss) != REALSXP) return false;
+  if (!is_doubles(sigma, 1) || !(REAL(sigma)[0] > 0) || !std::isfinite(REAL(sigma)[0])) {
+    return "{.field kernel$sigma} must be a positive number.";
+  }
+  if (!Rf_isMatrix(gauss) || TYPEOF(gauss) != REALSXP) return "{.field gauss} must be a double matrix.";
 
   map.d = static_cast<std::size_t>(Rf_asReal(d));
   map.p = Rf_nrows(gauss);
@@ -84,42 +86,61 @@ bool read_map(SEXP list, bool project_only, kitchen::fastfood_map& map) {
   const double nf = Rf_asReal(n_features);
   map.m = static_cast<std::size_t>(map.type == kitchen::rff_type::cos_sin ? nf / 2 : nf);
   const std::size_t n = map.p * map.n_blocks;
-  if (TYPEOF(signs) != RAWSXP || static_cast<std::size_t>(XLENGTH(signs)) != n) return false;
-  if (TYPEOF(perm) != INTSXP || static_cast<std::size_t>(XLENGTH(perm)) != n) return false;
-  if (!is_doubles(radial, map.m)) return false;
+  if (TYPEOF(signs) != RAWSXP || static_cast<std::size_t>(XLENGTH(signs)) != n) {
+    return "{.field signs} must be a raw matrix the size of {.field gauss}.";
+  }
+  if (TYPEOF(perm) != INTSXP || static_cast<std::size_t>(XLENGTH(perm)) != n) {
+    return "{.field perm} must be an integer matrix the size of {.field gauss}.";
+  }
+  if (!is_doubles(radial, map.m)) return "{.field radial} must hold one double per frequency.";
   const bool need_phases = map.type == kitchen::rff_type::cos_phase && !project_only;
-  if (need_phases && !is_doubles(phases, map.m)) return false;
+  if (need_phases && !is_doubles(phases, map.m)) {
+    return "{.field phases} must hold one double per frequency.";
+  }
+  if (!is_doubles(center, map.d)) return "{.field center} must hold {.field d} doubles.";
+  if (!is_doubles(scale, map.d)) return "{.field scale} must hold {.field d} doubles.";
   map.signs = RAW(signs);
   map.perm = INTEGER(perm);
   map.gauss = REAL(gauss);
   map.radial = REAL(radial);
   map.phase = need_phases ? REAL(phases) : nullptr;
+  map.center = REAL(center);
+  map.scale = REAL(scale);
   map.sigma = REAL(sigma)[0];
   map.project_only = project_only;
-  return kitchen::fastfood_valid(map);
+  return kitchen::fastfood_problem(map);
 }
 
 }  // namespace
 
+// Why a fastfood() object cannot be used, as a string for R to report, or
+// NULL if it can.
+// [[Rcpp::export(rng = false)]]
+SEXP fastfood_map_problem_cpp(SEXP map_list) {
+  kitchen::fastfood_map map;
+  const char* problem = read_map(map_list, false, map_field(map_list, "center"),
+                                 map_field(map_list, "scale"), map);
+  return problem ? Rf_mkString(problem) : R_NilValue;
+}
+
 // x: dense n x d double matrix, or (when rows_as_columns) a d x n dgCMatrix
 // whose columns are the rows; map_list: the fastfood() object; center, scale: d
 // doubles (the map's, or 0 and 1 for as.matrix()). Returns the n x width
-// features (n x m projections x V' when project_only), or NULL if the map
-// is malformed, for R to report.
+// features (n x m projections x V' when project_only), or a string saying
+// what is wrong with the map (or with x's shape), for R to report.
 // [[Rcpp::export(rng = false)]]
 SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center,
                            SEXP scale, bool project_only, int n_threads, int simd) {
   kitchen::fastfood_map map;
-  if (!read_map(map_list, project_only, map) || !is_doubles(center, map.d) ||
-      !is_doubles(scale, map.d)) {
-    return R_NilValue;
-  }
-  map.center = REAL(center);
-  map.scale = REAL(scale);
+  const char* problem = read_map(map_list, project_only, center, scale, map);
+  if (problem) return Rf_mkString(problem);
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
 
   if (rows_as_columns) {
+    if (!Rf_isS4(x) || static_cast<std::size_t>(INTEGER(R_do_slot(x, Rf_install("Dim")))[0]) != map.d) {
+      return Rf_mkString("{.field d} must be the number of columns of the data.");
+    }
     const std::size_t n = INTEGER(R_do_slot(x, Rf_install("Dim")))[1];
     std::vector<double> base(map.d);  // the rescaled value of a zero entry
     for (std::size_t j = 0; j < map.d; ++j) base[j] = (0.0 - map.center[j]) / map.scale[j];
@@ -127,6 +148,9 @@ SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP cen
                                              INTEGER(R_do_slot(x, Rf_install("i"))),
                                              REAL(R_do_slot(x, Rf_install("x"))), base.data()};
     return fastfood_run(map, rows, n, n_threads, level);
+  }
+  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || static_cast<std::size_t>(Rf_ncols(x)) != map.d) {
+    return Rf_mkString("{.field d} must be the number of columns of the data.");
   }
   const kitchen::fastfood_dense_rows rows{REAL(x), static_cast<std::size_t>(Rf_nrows(x))};
   return fastfood_run(map, rows, Rf_nrows(x), n_threads, level);

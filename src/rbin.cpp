@@ -112,17 +112,49 @@ Rcpp::List rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix
 // Column (0-based) of each row's bin in each grid, an n x n_grids integer
 // matrix; -1 where the bin was not seen when the map was built. With
 // n_buckets > 0 (hashed mode) keys and n_bins are not used and grid g's
-// bins hash into columns [g n_buckets, (g + 1) n_buckets). Returns NULL if
-// the stored keys are not sorted and distinct (a tampered map).
+// bins hash into columns [g n_buckets, (g + 1) n_buckets). Returns a string
+// saying what is wrong if the map's sizes do not fit together or the stored
+// keys are not sorted and distinct (a tampered map), for R to report.
 // [[Rcpp::export(rng = false)]]
 SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
                       Rcpp::NumericVector center, Rcpp::NumericVector scale,
                       Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets,
                       int n_threads, int simd) {
+  // Sizes are re-checked here, so that a map R did not check cannot make
+  // us read or write out of bounds.
+  const std::size_t d = pitch.nrow(), n_grids = pitch.ncol();
+  if (shift.nrow() != pitch.nrow() || shift.ncol() != pitch.ncol()) {
+    return Rf_mkString("{.field shift} must have the shape of {.field pitch}.");
+  }
+  if (static_cast<std::size_t>(center.size()) != d || static_cast<std::size_t>(scale.size()) != d) {
+    return Rf_mkString("{.field center} and {.field scale} must hold one double per row of {.field pitch}.");
+  }
+  const std::size_t x_cols = Rf_isS4(x) ? INTEGER(R_do_slot(x, Rf_install("Dim")))[1]
+                                        : (Rf_isMatrix(x) ? Rf_ncols(x) : 0);
+  if (x_cols != d || (!Rf_isS4(x) && TYPEOF(x) != REALSXP)) {
+    return Rf_mkString("{.field pitch} must have one row per column of the data.");
+  }
+  const bool hashed = n_buckets > 0;
+  if (hashed && !(n_buckets * static_cast<double>(n_grids) <= 2147483647.0)) {
+    return Rf_mkString("{.field n_grids} x {.field n_buckets} must be at most 2^31 - 1.");
+  }
+  if (!hashed) {
+    if (static_cast<std::size_t>(n_bins.size()) != n_grids) {
+      return Rf_mkString("{.field n_bins} must hold one count per column of {.field pitch}.");
+    }
+    double total = 0;
+    bool negative = false;
+    for (std::size_t g = 0; g < n_grids; ++g) {
+      total += n_bins[g];
+      negative = negative || n_bins[g] < 0;  // NA_integer_ is negative too
+    }
+    if (negative || total > 2147483647.0) {
+      return Rf_mkString("{.field n_bins} must hold non-negative counts summing to at most 2^31 - 1.");
+    }
+  }
   const rbin_affine_forms forms(pitch, shift, center, scale);
   const kitchen::simd_level level = kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
-  const std::size_t n = data_rows(x), n_grids = pitch.ncol();
-  const bool hashed = n_buckets > 0;
+  const std::size_t n = data_rows(x);
   const std::uint64_t buckets = hashed ? static_cast<std::uint64_t>(n_buckets) : 0;
 
   // One lookup table per grid (tables only point into the keys).
@@ -132,7 +164,7 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
   if (!hashed) {
     for (std::size_t g = 0; g < n_grids; ++g) first[g + 1] = first[g] + n_bins[g];
     if (static_cast<std::size_t>(keys.size()) != first[n_grids] * sizeof(std::uint64_t)) {
-      return R_NilValue;
+      return Rf_mkString("{.field keys} must hold 8 bytes per bin in {.field n_bins}.");
     }
     stored.resize(first[n_grids]);
     if (!stored.empty()) std::memcpy(stored.data(), keys.begin(), keys.size());
@@ -140,7 +172,9 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
     for (std::size_t g = 0; g < n_grids; ++g) {
       sorted = sorted && kitchen::rbin_keys_sorted(stored.data() + first[g], n_bins[g]);
     }
-    if (!sorted) return R_NilValue;
+    if (!sorted) {
+      return Rf_mkString("{.field keys} must be sorted and distinct within each grid.");
+    }
     kitchen_glue::parallel_for_chunks(n_grids, 4.0 * first[n_grids] / n_grids + 1.0, n_threads,
                                       [&](std::size_t begin, std::size_t end) {
       for (std::size_t g = begin; g < end; ++g) {
@@ -186,6 +220,9 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
 SEXP rbin_sparse_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector grid_first, double value,
                      int n_threads) {
   const std::size_t n = cols.nrow(), n_grids = cols.ncol();
+  if (static_cast<std::size_t>(grid_first.size()) != n_grids + 1) {
+    Rcpp::stop("grid_first must hold n_grids + 1 offsets.");
+  }
   const std::size_t n_col = static_cast<std::size_t>(grid_first[n_grids]);
   const int* c = cols.begin();
   Rcpp::IntegerVector p(n_col + 1);

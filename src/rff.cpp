@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -67,7 +68,8 @@ void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const doubl
 }  // namespace
 
 // x: dense double matrix or dgCMatrix (n x d); projection: d x m; center: d;
-// phase: m or NULL. Returns the n x n_features feature matrix. With
+// phase: m or NULL. Returns the n x n_features feature matrix, or a string
+// saying what is wrong with the map, for R to report. With
 // use_blas, dense products go to R's BLAS (called from this thread, which
 // may use its own threads) and only the cosines are spread over ours;
 // otherwise to kitchen's SIMD kernels when `simd` allows AVX2 or AVX-512,
@@ -78,10 +80,32 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
   const std::size_t d = projection.nrow(), m = projection.ncol();
+  // Sizes are re-checked here, so that a map R did not check cannot make
+  // us read out of bounds.
+  if (static_cast<std::size_t>(center.size()) != d) {
+    return Rf_mkString("{.field center} must hold one double per row of {.field projection}.");
+  }
+  if (type != 0 && type != 1) return Rf_mkString("{.field type} must be {.val cos_sin} or {.val cos_phase}.");
   const kitchen::rff_type kind = static_cast<kitchen::rff_type>(type);
+  if (kind == kitchen::rff_type::cos_phase &&
+      (TYPEOF(phase) != REALSXP || static_cast<std::size_t>(XLENGTH(phase)) != m)) {
+    return Rf_mkString("{.field phases} must hold one double per column of {.field projection}.");
+  }
+  const std::size_t x_cols = Rf_isS4(x) ? INTEGER(R_do_slot(x, Rf_install("Dim")))[1]
+                                        : (Rf_isMatrix(x) ? Rf_ncols(x) : 0);
+  if (x_cols != d || (!Rf_isS4(x) && TYPEOF(x) != REALSXP)) {
+    return Rf_mkString("{.field projection} must have one row per column of the data.");
+  }
   std::vector<double> offset(m);
   kitchen::rff_offset(projection.begin(), d, m, center.begin(),
-                      Rf_isNull(phase) ? nullptr : REAL(phase), offset.data());
+                      kind == kitchen::rff_type::cos_phase ? REAL(phase) : nullptr, offset.data());
+  // Each offset sums terms from a whole column of the projection, the
+  // centre and the phase: all of them are finite only if every offset is.
+  for (std::size_t k = 0; k < m; ++k) {
+    if (!std::isfinite(offset[k])) {
+      return Rf_mkString("{.field projection}, {.field center} and {.field phases} must be finite.");
+    }
+  }
   const double* p = projection.begin();
   const double* o = offset.data();
 

@@ -48,16 +48,42 @@ struct fastfood_map {
   std::size_t width() const { return project_only ? m : rff_n_features(type, m); }
 };
 
-// True if the drawn numbers can be used without reading out of bounds.
-inline bool fastfood_valid(const fastfood_map& map) {
-  if (!is_power_of_two(map.p) || map.d > map.p || map.m == 0) return false;
-  const std::size_t n = map.p * map.n_blocks;
-  if (map.m > n || map.m + map.p <= n) return false;  // the last block is used
-  for (std::size_t i = 0; i < n; ++i) {
-    if (map.perm[i] < 1 || static_cast<std::size_t>(map.perm[i]) > map.p) return false;
-    if (map.signs[i] > 1) return false;
+// Why the map cannot be used (nullptr if it can): a size that would make
+// the transforms read out of bounds, a permutation that is not one (out of
+// range or repeated index within a block), a sign other than 0 or 1, or a
+// number that is not finite (it would make every feature NaN). O(map size).
+inline const char* fastfood_problem(const fastfood_map& map) {
+  if (!is_power_of_two(map.p) || map.d > map.p || map.m == 0) {
+    return "{.field gauss} must have a power of two >= {.field d} rows.";
   }
-  return true;
+  const std::size_t n = map.p * map.n_blocks;
+  if (map.m > n || map.m + map.p <= n) {  // the last block is used
+    return "{.field gauss} must have one column per block of frequencies in {.field n_features}.";
+  }
+  std::vector<unsigned char> seen(map.p);
+  for (std::size_t b = 0; b < map.n_blocks; ++b) {
+    std::fill(seen.begin(), seen.end(), 0);
+    for (std::size_t i = b * map.p; i < (b + 1) * map.p; ++i) {
+      const int k = map.perm[i];
+      if (k < 1 || static_cast<std::size_t>(k) > map.p || seen[k - 1]) {
+        return "{.field perm} must hold a permutation of 1..p in each column.";
+      }
+      seen[k - 1] = 1;
+      if (map.signs[i] > 1) return "{.field signs} must hold only 00 and 01.";
+      if (!std::isfinite(map.gauss[i])) return "{.field gauss} must be finite.";
+    }
+  }
+  for (std::size_t k = 0; k < map.m; ++k) {
+    if (!std::isfinite(map.radial[k])) return "{.field radial} must be finite.";
+    if (map.phase && !std::isfinite(map.phase[k])) return "{.field phases} must be finite.";
+  }
+  for (std::size_t j = 0; j < map.d; ++j) {
+    if (!std::isfinite(map.center[j])) return "{.field center} must be finite.";
+    if (!(map.scale[j] > 0) || !std::isfinite(map.scale[j])) {
+      return "{.field scale} must be positive and finite.";
+    }
+  }
+  return nullptr;
 }
 
 // Row i of a dense column-major n x d matrix (column stride ld), rescaled
