@@ -125,7 +125,7 @@ cover_same <- abs(cover[[1]][7] - cover[[2]][7]) / cover[[1]][7]
 
 write_result(c("# Chunked fits, sequential and on 2 future workers", "", machine_description(),
                sprintf("future %s", utils::packageVersion("future")), "",
-               sprintf("Command: `Rscript bench/scale-future.R%s`. Each fit runs in a fresh child R process; peak RSS is VmHWM from /proc/<pid>/status of the main process and of each worker. The machine (2 cores) is shared with other jobs and was busy during the runs: times are single runs and noisy, and 2 workers on 2 busy cores cannot be twice as fast as 2 threads.",
+               sprintf("Command: `Rscript bench/scale-future.R%s`. Each fit runs in a fresh child R process; peak RSS is VmHWM from /proc/<pid>/status of the main process and of each worker. The machine (2 cores) is shared with other jobs: times are single runs and noisy. Generating the chunks (R code, one thread in each process) is part of the fit time.",
                        if (n != 2e7) paste0(" ", format(n, scientific = FALSE)) else ""), "",
                sprintf("## %s rows generated chunk by chunk", format(n, big.mark = ",", scientific = FALSE)), "",
                sprintf("A function source makes chunk i (500,000 rows, d = 10, uniform on [-2, 2], y = sin(2 x1) cos(x2) + x3^2 / 4 + N(0, 0.1^2)) from set.seed(i); gaussian rff, sigma = 5, D = %d, lambda = %g fixed. No process ever holds more than a chunk of rows. Sum of |coefficients|, relative difference between the two engines: %.1e.", n_features, lambda, same), "",
