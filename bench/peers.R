@@ -57,8 +57,10 @@ child <- function(method, file, sigma, lambda) {
       kernel <- kernel_gaussian(sigma)
       k <- kernel_matrix(p$x, kernel = kernel, n_threads = 2)
       diag(k) <- diag(k) + lambda
-      alpha <- chol2inv(chol(k)) %*% (p$y - mean(p$y))
+      factor <- chol(k)
       rm(k)
+      alpha <- backsolve(factor, backsolve(factor, p$y - mean(p$y), transpose = TRUE))
+      rm(factor)
       drop(mean(p$y) + kernel_matrix(p$x_test, p$x, kernel = kernel, n_threads = 2) %*% alpha)
     },
     "kernlab gausspr" = {
