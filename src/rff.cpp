@@ -37,6 +37,16 @@ std::size_t blas_chunk_rows(std::size_t d, std::size_t m) {
 void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const double* p,
                       std::size_t m, const double* offset, kitchen::rff_type kind,
                       double* res, int n_threads, kitchen::simd_level level) {
+  if (n <= kitchen::gemm_direct_max_rows) {  // same sums, without packing P
+    const std::size_t group = 64;
+    kitchen_glue::parallel_for_chunks((m + group - 1) / group, 2.0 * n * d * group, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      const std::size_t j0 = begin * group, j1 = std::min(m, end * group);
+      kitchen::gemm_direct_columns(x, n, n, d, p, j0, j1, res, n);
+      kitchen::rff_nonlinearity(res, n, n, m, j0, j1, offset, kind, level);
+    });
+    return;
+  }
   kitchen::gemm_packed_rhs rhs(d, m, level);
   const double strip_cost = 2.0 * d * kitchen::gram_strip_width(level);
   kitchen_glue::parallel_for_chunks(rhs.n_strips(), strip_cost, n_threads,

@@ -202,7 +202,7 @@ test_that("every SIMD level computes cos/sin to within 1e-12 of R's, at any argu
 test_that("the SIMD products give the dense features across every block edge", {
   # Sizes straddling the packed product's blocks: 192 rows per unit, 256
   # inputs per depth block, strips of 24 (AVX-512) or 12 (AVX2) frequencies,
-  # groups of 16 strips.
+  # groups of 16 strips; up to 8 rows take the direct path, unpacked.
   set.seed(23)
   for (size in list(c(1, 1, 2), c(5, 7, 26), c(193, 257, 2 * 385), c(400, 40, 2 * 200))) {
     n <- size[1]
