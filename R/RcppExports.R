@@ -57,8 +57,8 @@ rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_thr
     .Call(`_kitchen_rff_features_cpp`, x, projection, center, phase, type, use_blas, n_threads, simd)
 }
 
-ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas) {
-    .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas)
+ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas, chosen = 0L) {
+    .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas, chosen)
 }
 
 ridge_path_coefficients_cpp <- function(gram, zy, lambdas) {

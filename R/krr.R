@@ -433,13 +433,15 @@ krr_solve <- function(stats, lambda) {
     lambda <- lambda[scored$best]
     w <- scored$coefficients
   } else {
-    # K-fold CV chooses; the GCV scores are reported alongside.
+    # K-fold CV chooses; the GCV scores are reported alongside, from the
+    # same reduction of Z'Z that gives the chosen coefficients.
     lambdas <- default_lambdas(diag(gram))
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas)
-    path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv,
-                       cv = cv_path(stats, lambdas))
-    lambda <- lambdas[which.min(path$cv)]
-    w <- ridge_path_coefficients_cpp(gram, zy, lambda)
+    cv <- cv_path(stats, lambdas)
+    best <- which.min(cv)
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen = best)
+    path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv, cv = cv)
+    lambda <- lambdas[best]
+    w <- scored$coefficients
   }
   colnames(w) <- colnames(zy)
   rss <- yy - 2 * colSums(w * zy) + colSums(w * (gram %*% w))

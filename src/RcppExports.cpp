@@ -203,8 +203,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ridge_gcv_path_cpp
-Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas);
-RcppExport SEXP _kitchen_ridge_gcv_path_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP yySEXP, SEXP nSEXP, SEXP lambdasSEXP) {
+Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas, int chosen);
+RcppExport SEXP _kitchen_ridge_gcv_path_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP yySEXP, SEXP nSEXP, SEXP lambdasSEXP, SEXP chosenSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -212,7 +212,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type yy(yySEXP);
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lambdas(lambdasSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas));
+    Rcpp::traits::input_parameter< int >::type chosen(chosenSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas, chosen));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -287,7 +288,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},
     {"_kitchen_rbin_unseen_cpp", (DL_FUNC) &_kitchen_rbin_unseen_cpp, 1},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
-    {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 5},
+    {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 6},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 3},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},

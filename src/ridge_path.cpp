@@ -53,16 +53,22 @@ struct tridiagonal_form {
   // Q' c (trans 'T') or Q c (trans 'N') for c dim x k, in place.
   void apply(const char trans, double* c, int k) const { apply_q(trans, reflectors, dim, tau, c, k); }
 
-  // w = (G + lambda I)^-1 zy for b = Q' zy (dim x k); false if singular.
-  bool solve(const double* b, int k, double lambda, double* w) const {
+  // w = (G + lambda I)^-1 zy for each of the n_lambdas lambdas, from
+  // b = Q' zy (dim x k): dim x (k * n_lambdas), lambda by lambda (k columns
+  // each), NA columns where G + lambda I is singular.
+  void coefficients(const double* b, int k, const double* lambdas, int n_lambdas,
+                    double* w) const {
     std::vector<double> pivot;
-    for (int j = 0; j < k; ++j) {
-      if (!kitchen::tridiagonal_solve(d.data(), e.data(), dim, lambda, b + j * dim, w + j * dim, pivot)) {
-        return false;
+    for (int l = 0; l < n_lambdas; ++l) {
+      for (int j = 0; j < k; ++j) {
+        double* column = w + (static_cast<std::size_t>(l) * k + j) * dim;
+        if (!kitchen::tridiagonal_solve(d.data(), e.data(), dim, lambdas[l], b + j * dim, column,
+                                        pivot)) {
+          std::fill(column, column + dim, NA_REAL);
+        }
       }
     }
-    apply('N', w, k);
-    return true;
+    apply('N', w, k * n_lambdas);  // Q u for all columns at once
   }
 };
 
@@ -70,11 +76,12 @@ struct tridiagonal_form {
 
 // gram: centred Z'Z (dim x dim, upper triangle read); zy: centred Z'y
 // (dim x k); yy: total centred y'y; n: rows; lambdas: candidates (> 0).
-// Returns list(gcv, df, coefficients) with the coefficients (dim x k) of
-// the lambda with the lowest score.
+// Returns list(gcv, df, coefficients, best) with the coefficients (dim x k)
+// of candidate `chosen` (1-based, as chosen by cross-validation), or of the
+// one with the lowest GCV score when `chosen` is 0.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy,
-                              double n, Rcpp::NumericVector lambdas) {
+                              double n, Rcpp::NumericVector lambdas, int chosen = 0) {
   const int dim = gram.nrow(), k = zy.ncol();
   const tridiagonal_form form(gram);
   std::vector<double> b(zy.begin(), zy.end());
@@ -93,9 +100,10 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
     if (gcv[l] == gcv[l] && (best == n_lambdas || gcv[l] < gcv[best])) best = l;
   }
   if (best == n_lambdas) Rcpp::stop("No lambda candidate gives a positive definite system.");
+  if (chosen > 0) best = static_cast<std::size_t>(chosen - 1);
 
   Rcpp::NumericMatrix w(dim, k);
-  form.solve(b.data(), k, lambdas[best], w.begin());
+  form.coefficients(b.data(), k, &lambdas[best], 1, w.begin());
   return Rcpp::List::create(Rcpp::Named("gcv") = gcv, Rcpp::Named("df") = df,
                             Rcpp::Named("coefficients") = w, Rcpp::Named("best") = best + 1);
 }
@@ -113,16 +121,6 @@ Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::
   std::vector<double> b(zy.begin(), zy.end());
   form.apply('T', b.data(), k);
   Rcpp::NumericMatrix w(dim, k * n_lambdas);
-  std::vector<double> pivot;
-  for (int l = 0; l < n_lambdas; ++l) {
-    for (int j = 0; j < k; ++j) {
-      double* column = w.begin() + (static_cast<std::size_t>(l) * k + j) * dim;
-      if (!kitchen::tridiagonal_solve(form.d.data(), form.e.data(), dim, lambdas[l],
-                                      b.data() + j * dim, column, pivot)) {
-        std::fill(column, column + dim, NA_REAL);
-      }
-    }
-  }
-  form.apply('N', w.begin(), k * n_lambdas);  // Q u for all columns at once
+  form.coefficients(b.data(), k, lambdas.begin(), n_lambdas, w.begin());
   return w;
 }
