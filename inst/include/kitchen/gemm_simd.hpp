@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <vector>
 
 #include "gram_simd.hpp"
@@ -53,12 +52,12 @@ class gemm_packed_rhs {
 
   std::size_t n_strips() const { return n_strips_; }
 
-  const double* data() const { return aligned(const_cast<double*>(buf_.data())); }
+  const double* data() const { return align64(const_cast<double*>(buf_.data())); }
 
   // Packs strips [s_begin, s_end) of P (d x m, column-major, no padding).
   void pack(const double* p, std::size_t s_begin, std::size_t s_end) {
     const std::size_t w = gram_strip_width(level_);
-    double* out = aligned(buf_.data());
+    double* out = align64(buf_.data());
     for (std::size_t k0 = 0; k0 < d_; k0 += gemm_depth) {
       const std::size_t kc = std::min(gemm_depth, d_ - k0);
       for (std::size_t s = s_begin; s < s_end; ++s) {
@@ -70,11 +69,6 @@ class gemm_packed_rhs {
   }
 
  private:
-  static double* aligned(double* p) {
-    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-    return p + ((64 - a % 64) % 64) / sizeof(double);
-  }
-
   std::size_t d_, m_;
   simd_level level_;
   std::size_t n_strips_;
@@ -100,7 +94,6 @@ void gemm_packed_unit(const double* x, std::size_t ld_x, std::size_t d, const ge
   for (std::size_t j = s_begin * mr; j < col_end; ++j) {
     std::fill(out + r0 + j * ld_out, out + r0 + rows + j * ld_out, 0.0);
   }
-  alignas(64) double tile[mr * nr];
   for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {
     const std::size_t kc = std::min(gemm_depth, d - k0);
     // lhs strip s, row k: x[r0 + s mr + i, k0 + k] for i < mr, zero past `rows`.
@@ -120,16 +113,8 @@ void gemm_packed_unit(const double* x, std::size_t ld_x, std::size_t d, const ge
         const std::size_t nj = std::min(nr, m - j0);
         for (std::size_t s = 0; s < n_lhs; ++s) {
           const std::size_t ni = std::min(mr, rows - s * mr);
-          double* c = out + r0 + s * mr + j0 * ld_out;
-          if (ni == mr && nj == nr) {
-            Kernel::kernel(kc, lhs + s * kc * mr, panel + jj, c, ld_out);
-          } else {  // edge of the output: through a zeroed tile, same sums
-            std::fill(tile, tile + mr * nr, 0.0);
-            Kernel::kernel(kc, lhs + s * kc * mr, panel + jj, tile, mr);
-            for (std::size_t j = 0; j < nj; ++j) {
-              for (std::size_t i = 0; i < ni; ++i) c[i + j * ld_out] += tile[i + j * mr];
-            }
-          }
+          kernel_tile<Kernel>(kc, lhs + s * kc * mr, panel + jj,
+                              out + r0 + s * mr + j0 * ld_out, ld_out, ni, nj);
         }
       }
     }
@@ -201,16 +186,19 @@ struct gemm_unit {
   std::size_t row_begin, row_end, strip_begin, strip_end, col_begin, col_end;
 };
 
+inline std::size_t gemm_n_groups(const gemm_packed_rhs& rhs) {
+  return (rhs.n_strips() + gemm_group_strips - 1) / gemm_group_strips;
+}
+
 // Units are numbered block of rows by block of rows, strip group by strip
 // group within each.
 inline std::size_t gemm_n_units(std::size_t n, const gemm_packed_rhs& rhs) {
-  const std::size_t groups = (rhs.n_strips() + gemm_group_strips - 1) / gemm_group_strips;
-  return (n + gemm_block_rows - 1) / gemm_block_rows * groups;
+  return (n + gemm_block_rows - 1) / gemm_block_rows * gemm_n_groups(rhs);
 }
 
 inline gemm_unit gemm_unit_at(std::size_t unit, std::size_t n, std::size_t m,
                               const gemm_packed_rhs& rhs, simd_level level) {
-  const std::size_t groups = (rhs.n_strips() + gemm_group_strips - 1) / gemm_group_strips;
+  const std::size_t groups = gemm_n_groups(rhs);
   const std::size_t w = gram_strip_width(level);
   gemm_unit u;
   u.row_begin = unit / groups * gemm_block_rows;

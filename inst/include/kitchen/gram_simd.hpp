@@ -122,6 +122,24 @@ struct gram_avx2 {
   }
 };
 
+// c[0:ni, 0:nj] (column stride ldc) += a' b over kc rows, for a tile that
+// may be cut by the edge of c (ni <= mr, nj <= nr): an edge tile goes
+// through a zeroed full tile, with the same sums.
+template <class Kernel>
+void kernel_tile(std::size_t kc, const double* a, const double* b, double* c, std::size_t ldc,
+                 std::size_t ni, std::size_t nj) {
+  constexpr std::size_t mr = Kernel::mr, nr = Kernel::nr;
+  if (ni == mr && nj == nr) {
+    Kernel::kernel(kc, a, b, c, ldc);
+    return;
+  }
+  alignas(64) double tile[mr * nr] = {0.0};
+  Kernel::kernel(kc, a, b, tile, mr);
+  for (std::size_t j = 0; j < nj; ++j) {
+    for (std::size_t i = 0; i < ni; ++i) c[i + j * ldc] += tile[i + j * mr];
+  }
+}
+
 // G[0:end, begin:end] += (block)' (block)[:, begin:end] from a block of kc
 // rows packed in Kernel::mr-wide strips, on the tiles that touch the upper
 // triangle (begin must be a multiple of Kernel::nr). Tiles on the diagonal
@@ -133,7 +151,6 @@ void gram_packed_panel(const double* packed, std::size_t kc, std::size_t dim,
   constexpr std::size_t mr = Kernel::mr, nr = Kernel::nr;
   static_assert(mr % nr == 0, "a tile's columns must lie within one strip");
   const std::size_t strip = kc * mr;
-  alignas(64) double tile[mr * nr];
   for (std::size_t i0 = 0; i0 < end; i0 += mr) {
     const double* a = packed + (i0 / mr) * strip;
     const std::size_t ni = std::min(mr, dim - i0);
@@ -142,15 +159,7 @@ void gram_packed_panel(const double* packed, std::size_t kc, std::size_t dim,
     for (std::size_t j0 = first; j0 < end; j0 += nr) {
       const std::size_t nj = std::min(nr, end - j0);
       const double* b = packed + (j0 / mr) * strip + j0 % mr;
-      if (ni == mr && nj == nr) {
-        Kernel::kernel(kc, a, b, g + i0 + j0 * dim, dim);
-      } else {  // edge of G: through a zeroed tile, same sums
-        std::fill(tile, tile + mr * nr, 0.0);
-        Kernel::kernel(kc, a, b, tile, mr);
-        for (std::size_t j = 0; j < nj; ++j) {
-          for (std::size_t i = 0; i < ni; ++i) g[i0 + i + (j0 + j) * dim] += tile[i + j * mr];
-        }
-      }
+      kernel_tile<Kernel>(kc, a, b, g + i0 + j0 * dim, dim, ni, nj);
     }
   }
 }
@@ -177,15 +186,19 @@ inline std::size_t gram_n_strips(std::size_t dim, simd_level level) {
 // A packed block of up to gram_block_rows rows of a rows x dim Z: its data()
 // is 64-byte aligned (cache lines, zmm loads). Allocate it outside worker
 // threads: the constructor may throw.
+// p advanced to the next 64-byte boundary (cache lines, zmm loads); buffers
+// are allocated 8 doubles longer for it.
+inline double* align64(double* p) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  return p + ((64 - a % 64) % 64) / sizeof(double);
+}
+
 class gram_packed_block {
  public:
   gram_packed_block(std::size_t rows, std::size_t dim, simd_level level)
       : buf_(std::min(rows, gram_block_rows) * gram_n_strips(dim, level) *
                  gram_strip_width(level) + 8) {}
-  double* data() {
-    const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(buf_.data());
-    return buf_.data() + ((64 - p % 64) % 64) / sizeof(double);
-  }
+  double* data() { return align64(buf_.data()); }
 
  private:
   std::vector<double> buf_;
