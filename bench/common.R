@@ -42,11 +42,10 @@ write_result <- function(lines, name) {
 # sizes (522910 training, 58102 test rows), fixed by seed 2007.
 covtype_split <- function() {
   env <- new.env()
-  load(file.path("..", "shared", "data", "covtype.RData"), envir = env)
-  set.seed(2007)
-  rows <- sample(nrow(env$covtype.libsvm$X))
+  load(shared_data("covtype.RData"), envir = env)
+  split <- split_rows(nrow(env$covtype.libsvm$X), 522910)
   list(x = env$covtype.libsvm$X, y = factor(env$covtype.libsvm$y),
-       train = rows[1:522910], test = rows[522911:581012])
+       train = split$train, test = split$test)
 }
 
 # --- Data sets of the papers (../shared/data, see its README) ---------------

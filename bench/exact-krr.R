@@ -12,14 +12,12 @@
 
 source(file.path("bench", "common.R"))
 suppressPackageStartupMessages(library(kitchen))
-data(cpu_act, package = "kitchen")
-set.seed(2007)
-rows <- sample(nrow(cpu_act))
-train <- cpu_act[rows[1:6554], ]
-test <- cpu_act[rows[6555:8192], ]
-x_train <- as.matrix(train[names(train) != "usr"])
-x_test <- as.matrix(test[names(test) != "usr"])
-y <- train$usr
+cpu <- load_cpu()
+split <- split_rows(nrow(cpu$x), 6554)
+x_train <- cpu$x[split$train, ]
+x_test <- cpu$x[split$test, ]
+y <- cpu$y[split$train]
+y_test <- cpu$y[split$test]
 sigma <- 4
 
 map <- rff(x_train, 512, sigma = sigma, scale = "minmax", seed = 1)  # for the rescaling
@@ -50,7 +48,6 @@ gcv <- vapply(grid, function(l) {
 }, 0)
 lambda_gcv <- grid[which.min(gcv)]
 
-relative_error <- function(yhat) sqrt(sum((yhat - test$usr)^2)) / sqrt(sum(test$usr^2))
 lines <- c("| lambda | exact KRR test error | rff D | rff test error | difference from exact KRR | rff time |",
            "| --- | --- | --- | --- | --- | --- |")
 for (lambda in sort(unique(c(lambda_gcv, 1e-2, 1)))) {
@@ -64,8 +61,8 @@ for (lambda in sort(unique(c(lambda_gcv, 1e-2, 1)))) {
     difference <- sqrt(sum((approx - exact)^2)) / sqrt(sum(exact^2))
     lines <- c(lines, sprintf("| %.3g%s | %.2f%% | %d | %.2f%% | %.3f%% | %.1f s |", lambda,
                               if (lambda == lambda_gcv) " (exact GCV)" else "",
-                              100 * relative_error(exact), n_features,
-                              100 * relative_error(approx), 100 * difference, seconds))
+                              100 * relative_error(exact, y_test), n_features,
+                              100 * relative_error(approx, y_test), 100 * difference, seconds))
   }
 }
 
