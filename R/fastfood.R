@@ -172,7 +172,7 @@ fastfood_apply <- function(map, x, n_threads, project_only = FALSE,
 
 #' @export
 print.kitchen_fastfood <- function(x, ...) {
-  validate_map(x)
+  validate_map(x, deep = TRUE)
   p <- nrow(x$gauss)
   m <- length(x$radial)
   n_blocks <- ncol(x$gauss)

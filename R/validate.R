@@ -22,7 +22,10 @@ validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
   # The fields and shapes, in C++: as R code this cost more than the
   # features of one row.
   problem <- map_problem_cpp(map, match(class, map_classes) - 1L)
-  if (is.null(problem) && class == "kitchen_fastfood") problem <- fastfood_map_problem_cpp(map)
+  # In depth only when asked: predict() and as.matrix() hand the map to C++
+  # glue that checks all of it before use (twice cost a fifth of one row's
+  # Fastfood features).
+  if (is.null(problem) && deep && class == "kitchen_fastfood") problem <- fastfood_map_problem_cpp(map)
   if (is.null(problem) && deep && class != "kitchen_fastfood") {
     # Features of no rows: the C++ glue checks the whole map first.
     none <- matrix(0, 0, map$d)
