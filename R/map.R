@@ -57,22 +57,24 @@ median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
 # by name when the map has names, dense double or dgCMatrix.
 map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
                       call = rlang::caller_env()) {
-  force(arg)  # the caller's expression, before newdata is replaced below
-  newdata <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
-  names <- colnames(newdata)
+  # `arg` stays a promise until an error needs it (naming the caller's
+  # expression costs more than checking one row), so `newdata` itself is
+  # never reassigned here.
+  x <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
+  names <- colnames(x)
   if (!is.null(map$col_names) && !is.null(names)) {
     missing <- setdiff(map$col_names, names)
     if (length(missing)) {
       abort_arg(c("{.arg {arg}} lacks columns the map was built with.",
                   x = "Missing: {.val {missing}}."), call = call)
     }
-    if (!identical(names, map$col_names)) newdata <- newdata[, map$col_names, drop = FALSE]
+    if (!identical(names, map$col_names)) x <- x[, map$col_names, drop = FALSE]
   }
-  if (ncol(newdata) != map$d) {
-    abort_arg("{.arg {arg}} must have {map$d} column{?s} like the map's training data, not {ncol(newdata)}.",
+  if (ncol(x) != map$d) {
+    abort_arg("{.arg {arg}} must have {map$d} column{?s} like the map's training data, not {ncol(x)}.",
               call = call)
   }
-  newdata
+  x
 }
 
 # A map whose class was edited to lose its kind: say so, instead of "no
