@@ -274,11 +274,15 @@ inline double householder(double alpha, double* x, std::size_t n, double& tau, s
 }
 
 // Column slices of the symmetric product on an m x m trailing matrix:
-// bounds[0] = 0 < ... < bounds[n] = m, of about equal area of the lower
-// triangle, on multiples of 4. Depends on m only.
+// bounds[0] = 0 < ... < bounds[count] = m, of about equal area of the lower
+// triangle, on multiples of 4. Depends on m only. The product streams the
+// triangle from memory (about 0.3 ms at m = 2048 on one Zen 5 core), and
+// threads meet once per column: a slice is worth a thread only from about
+// 3e6 entries (on a shared machine, a thread held up for a time slice would
+// otherwise cost more than it brings), so below m = 1732 there is one.
 inline std::size_t symv_slices(std::size_t m, std::size_t* bounds) {
   constexpr std::size_t max_slices = 8;
-  const std::size_t n = std::max<std::size_t>(1, std::min(max_slices, m / 128));
+  const std::size_t n = std::max<std::size_t>(1, std::min(max_slices, m * m / 3000000));
   bounds[0] = 0;
   std::size_t count = 0;
   for (std::size_t q = 1; q < n; ++q) {
