@@ -167,18 +167,58 @@ KITCHEN_TRIDIAG_INLINE void reflect_body(const double* a, std::size_t n, const d
   }
 }
 
-// Scalar trailing update of columns [j_begin, j_end) of the m x m lower
-// triangle A (stride lda): A[j:m, j] -= V[j:m, :] W[j, :]' + W[j:m, :] V[j, :]'
-// for V, W m x nb (strides ldv, ldw).
+// Portable trailing update of a group of up to four columns [j_begin,
+// j_end) of the m x m lower triangle A (stride lda):
+// A[j:m, j] -= V[j:m, :] W[j, :]' + W[j:m, :] V[j, :]' for V, W m x nb
+// (strides ldv, ldw). Eight rows of the four columns are accumulated over
+// the nb terms in registers (a few entries above the diagonal, never read,
+// are updated too).
 KITCHEN_TRIDIAG_INLINE void rank2k_body(double* a, std::size_t lda, std::size_t m,
                                         const double* v, std::size_t ldv, const double* w,
                                         std::size_t ldw, std::size_t nb, std::size_t j_begin,
                                         std::size_t j_end) {
-  for (std::size_t j = j_begin; j < j_end; ++j) {
-    double* col = a + j * lda + j;
+  const std::size_t cols = j_end - j_begin;
+  if (cols != 4) {
+    for (std::size_t j = j_begin; j < j_end; ++j) {
+      double* col = a + j * lda + j;
+      for (std::size_t k = 0; k < nb; ++k) {
+        axpy_body(-w[k * ldw + j], v + k * ldv + j, col, m - j);
+        axpy_body(-v[k * ldv + j], w + k * ldw + j, col, m - j);
+      }
+    }
+    return;
+  }
+  const std::size_t j = j_begin;
+  std::size_t i = j;
+  for (; i + 8 <= m; i += 8) {
+    const v8 zero = {0, 0, 0, 0, 0, 0, 0, 0};
+    v8 s0 = zero, s1 = zero, s2 = zero, s3 = zero;
     for (std::size_t k = 0; k < nb; ++k) {
-      axpy_body(-w[k * ldw + j], v + k * ldv + j, col, m - j);
-      axpy_body(-v[k * ldv + j], w + k * ldw + j, col, m - j);
+      const double* vk = v + k * ldv;
+      const double* wk = w + k * ldw;
+      const v8 vi = load8(vk + i), wi = load8(wk + i);
+      s0 = vi * (wk[j] - zero) + s0;
+      s0 = wi * (vk[j] - zero) + s0;
+      s1 = vi * (wk[j + 1] - zero) + s1;
+      s1 = wi * (vk[j + 1] - zero) + s1;
+      s2 = vi * (wk[j + 2] - zero) + s2;
+      s2 = wi * (vk[j + 2] - zero) + s2;
+      s3 = vi * (wk[j + 3] - zero) + s3;
+      s3 = wi * (vk[j + 3] - zero) + s3;
+    }
+    double* c = a + j * lda + i;
+    store8(c, load8(c) - s0);
+    store8(c + lda, load8(c + lda) - s1);
+    store8(c + 2 * lda, load8(c + 2 * lda) - s2);
+    store8(c + 3 * lda, load8(c + 3 * lda) - s3);
+  }
+  for (; i < m; ++i) {
+    for (std::size_t q = 0; q < 4; ++q) {
+      double sum = 0.0;
+      for (std::size_t k = 0; k < nb; ++k) {
+        sum += v[k * ldv + i] * w[k * ldw + j + q] + w[k * ldw + i] * v[k * ldv + j + q];
+      }
+      a[(j + q) * lda + i] -= sum;
     }
   }
 }
@@ -434,11 +474,14 @@ class tridiagonal_reduction {
     (void)packed_x;
     double* a = col(s) + s;
     const simd_level level = level_;
-    const std::size_t n_pairs = (m + 1) / 2;
-    parallel(n_pairs, 4.0 * nbe * (m + 1), [&](std::size_t begin, std::size_t end) {
+    const std::size_t n_groups = (m + 3) / 4, n_pairs = (n_groups + 1) / 2;
+    const auto group = [&](std::size_t g) {
+      tridiag_detail::rank2k(a, n, m, v, n, ws, n, nbe, 4 * g, std::min(m, 4 * g + 4), level);
+    };
+    parallel(n_pairs, 16.0 * nbe * (m + 4), [&](std::size_t begin, std::size_t end) {
       for (std::size_t u = begin; u < end; ++u) {
-        tridiag_detail::rank2k(a, n, m, v, n, ws, n, nbe, u, u + 1, level);
-        if (m - 1 - u != u) tridiag_detail::rank2k(a, n, m, v, n, ws, n, nbe, m - 1 - u, m - u, level);
+        group(u);
+        if (n_groups - 1 - u != u) group(n_groups - 1 - u);
       }
     });
   }
