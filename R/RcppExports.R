@@ -65,8 +65,8 @@ ridge_path_coefficients_cpp <- function(gram, zy, lambdas, use_lapack, n_threads
     .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas, use_lapack, n_threads, simd)
 }
 
-tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd) {
-    .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd)
+tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entries = 0) {
+    .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries)
 }
 
 first_nonfinite_cpp <- function(x) {

@@ -236,8 +236,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // tridiagonal_cpp
-Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, int simd);
-RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, int simd, double slice_entries);
+RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP slice_entriesSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -246,7 +246,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd));
+    Rcpp::traits::input_parameter< double >::type slice_entries(slice_entriesSEXP);
+    rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd, slice_entries));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -311,7 +312,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
-    {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 6},
+    {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},

@@ -54,7 +54,8 @@ struct tridiagonal_form {
   // kitchen's.
   std::unique_ptr<kitchen::tridiagonal_reduction> own;
 
-  tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, int simd)
+  tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, int simd,
+                   std::size_t slice_entries = 0)
       : dim(gram.nrow()), n_threads(n_threads_), d(dim), e(std::max(dim - 1, 1)) {
     if (use_lapack) {
       lapack_reduce(gram);
@@ -62,6 +63,7 @@ struct tridiagonal_form {
     }
     own.reset(new kitchen::tridiagonal_reduction(
         gram.begin(), dim, kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd))));
+    if (slice_entries > 0) own->symv_slice_entries = slice_entries;
     glue_parallel parallel{n_threads};
     own->reduce(parallel);
     std::copy(own->diagonal().begin(), own->diagonal().end(), d.begin());
@@ -174,11 +176,13 @@ Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::
 
 // The reduction itself, for tests and benchmarks: T's diagonal and
 // off-diagonal, and Q' x for x (dim x k; Q' when x is the identity), and
-// Q y for y.
+// Q y for y. slice_entries > 0 overrides the size of the symmetric
+// product's slices (so tests can split small matrices between threads).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y,
-                           bool use_lapack, int n_threads, int simd) {
-  const tridiagonal_form form(gram, use_lapack, n_threads, simd);
+                           bool use_lapack, int n_threads, int simd, double slice_entries = 0) {
+  const tridiagonal_form form(gram, use_lapack, n_threads, simd,
+                              static_cast<std::size_t>(slice_entries));
   Rcpp::NumericMatrix qtx = Rcpp::clone(x), qy = Rcpp::clone(y);
   form.apply('T', qtx.begin(), qtx.ncol());
   form.apply('N', qy.begin(), qy.ncol());

@@ -70,16 +70,27 @@ test_that("rank-deficient, zero and badly scaled matrices keep their accuracy", 
 })
 
 test_that("the reduction does not depend on the number of threads", {
-  # Past D = 1732 the symmetric product is split between threads too.
-  for (n in c(300, 1800)) {
+  # Slices of 2000 entries split the symmetric product of these small
+  # matrices between threads as D >= 2450 is by default.
+  simd <- kitchen:::resolve_simd()
+  for (n in c(70, 300)) {
     set.seed(n)
     a <- matrix(rnorm(n * n), n)
     g <- a + t(a)
     b <- matrix(rnorm(2 * n), n, 2)
-    one <- kitchen:::tridiagonal_cpp(g, b, b, FALSE, 1L, kitchen:::resolve_simd())
-    two <- kitchen:::tridiagonal_cpp(g, b, b, FALSE, 2L, kitchen:::resolve_simd())
-    expect_identical(one, two)
+    for (entries in c(0, 2000)) {
+      one <- kitchen:::tridiagonal_cpp(g, b, b, FALSE, 1L, simd, entries)
+      two <- kitchen:::tridiagonal_cpp(g, b, b, FALSE, 2L, simd, entries)
+      expect_identical(one, two)
+    }
+    # Splitting changes the rounding only.
+    expect_equal(one, kitchen:::tridiagonal_cpp(g, b, b, FALSE, 2L, simd, 0), tolerance = 1e-12)
   }
+  with_simd("scalar", {
+    g <- random_gram(300)
+    expect_identical(kitchen:::tridiagonal_cpp(g, g, g, FALSE, 1L, 0L, 2000),
+                     kitchen:::tridiagonal_cpp(g, g, g, FALSE, 2L, 0L, 2000))
+  })
 })
 
 test_that("GCV scores, df and coefficients match LAPACK and a dense solve", {

@@ -8,8 +8,9 @@
 // W; the trailing matrix then takes the rank-2nb update A - V W' - W V' on
 // the packed AVX-512 / AVX2 micro-kernels of gram_simd.hpp. The symmetric
 // product reads the lower triangle once (each entry serves two rows), split
-// into a fixed number of column slices with partial sums added in slice
-// order, so results do not depend on how slices are spread over threads.
+// for large matrices into column slices (their number set by the size) with
+// partial sums added in slice order, so results do not depend on how slices
+// are spread over threads.
 //
 // The work comes as ranges of independent units: the caller passes a
 // `Parallel` object whose operator()(n_units, unit_cost, body) runs
@@ -315,14 +316,11 @@ inline double householder(double alpha, double* x, std::size_t n, double& tau, s
 
 // Column slices of the symmetric product on an m x m trailing matrix:
 // bounds[0] = 0 < ... < bounds[count] = m, of about equal area of the lower
-// triangle, on multiples of 4. Depends on m only. The product streams the
-// triangle from memory (about 0.3 ms at m = 2048 on one Zen 5 core), and
-// threads meet once per column: a slice is worth a thread only from about
-// 3e6 entries (on a shared machine, a thread held up for a time slice would
-// otherwise cost more than it brings), so below m = 1732 there is one.
-inline std::size_t symv_slices(std::size_t m, std::size_t* bounds) {
+// triangle (about `slice_entries` entries each, at most 8), on multiples of
+// 4. Depends on m only, not on the threads.
+inline std::size_t symv_slices(std::size_t m, std::size_t slice_entries, std::size_t* bounds) {
   constexpr std::size_t max_slices = 8;
-  const std::size_t n = std::max<std::size_t>(1, std::min(max_slices, m * m / 3000000));
+  const std::size_t n = std::max<std::size_t>(1, std::min(max_slices, m * m / 2 / slice_entries));
   bounds[0] = 0;
   std::size_t count = 0;
   for (std::size_t q = 1; q < n; ++q) {
@@ -355,6 +353,15 @@ class tridiagonal_reduction {
   const std::vector<double>& off_diagonal() const { return e_; }
   const std::vector<double>& tau() const { return tau_; }
   const std::vector<double>& reflectors() const { return a_; }
+
+  // The symmetric product streams the lower triangle from memory (about
+  // 0.3 ms at m = 2048 on one Zen 5 core) and threads meet once per column,
+  // so a slice is worth a thread only from about 1.5e6 entries of the
+  // triangle (m >= 2450 for two): on a shared machine a thread held up for
+  // a time slice costs more than it brings (at D = 2048, splitting every
+  // product took 0.73 s against 0.45 s with two jobs running beside it).
+  // Tests lower it to split small matrices too.
+  std::size_t symv_slice_entries = 1500000;
 
   template <class Parallel>
   void reduce(Parallel& parallel) {
@@ -423,7 +430,7 @@ class tridiagonal_reduction {
       double* y = w + i * n + c + 1;
       // y = A22 v on the trailing matrix as it was at the panel's start.
       std::size_t bounds[9];
-      const std::size_t n_slices = symv_slices(m, bounds);
+      const std::size_t n_slices = symv_slices(m, symv_slice_entries, bounds);
       const double* a22 = col(c + 1) + c + 1;
       parallel(n_slices, static_cast<double>(m) * m / n_slices, [&](std::size_t begin, std::size_t end) {
         for (std::size_t q = begin; q < end; ++q) {
