@@ -57,12 +57,16 @@ rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_thr
     .Call(`_kitchen_rff_features_cpp`, x, projection, center, phase, type, use_blas, n_threads, simd)
 }
 
-ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas, chosen = 0L) {
-    .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas, chosen)
+ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd) {
+    .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd)
 }
 
-ridge_path_coefficients_cpp <- function(gram, zy, lambdas) {
-    .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas)
+ridge_path_coefficients_cpp <- function(gram, zy, lambdas, use_lapack, n_threads, simd) {
+    .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas, use_lapack, n_threads, simd)
+}
+
+tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entries = 0) {
+    .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries)
 }
 
 first_nonfinite_cpp <- function(x) {

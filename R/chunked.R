@@ -301,7 +301,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
   started <- proc.time()[["elapsed"]]
   search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
     chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here)
-  })
+  }, resolve_threads(n_threads))
   info <- search$stats$chunks
   new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count), info$response,
               search$stats$n, info$col_names, started, call)

@@ -16,8 +16,11 @@
 #' responses are centred.
 #'
 #' With `lambda = "gcv"` (the default) or a vector of values, one reduction
-#' of the centred `Z'Z` to tridiagonal form (LAPACK `dsytrd`, a third of the
-#' work of a symmetric eigendecomposition) gives the generalised
+#' of the centred `Z'Z` to tridiagonal form (a third of the work of a
+#' symmetric eigendecomposition; kitchen's own blocked Householder reduction
+#' on `n_threads` threads and AVX-512 / AVX2 kernels, or LAPACK's `dsytrd`
+#' when SIMD is off and R's BLAS is an optimised one;
+#' `options(kitchen.tridiagonal = "lapack")` or `"kitchen"` forces either) gives the generalised
 #' cross-validation score of every candidate exactly, at O(D) each, and the
 #' candidate with the lowest score is kept. A single number is used as given
 #' (solved by Cholesky, no score). With `lambda = "cv"`, the same candidates
@@ -181,7 +184,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   } else {
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds)
-    })
+    }, n_threads)
   }
   new_krr_fit(search, folds, response, nrow(x), colnames(x), started, call)
 }
@@ -189,14 +192,14 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
 # One pass over the data per bandwidth candidate (`pass(map)` returns the
 # sufficient statistics), each solved by krr_solve(); the candidate with the
 # lowest GCV (or CV) score is kept. Shared by in-memory and chunked data.
-krr_bandwidth_search <- function(map, sigmas, lambda, pass) {
+krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
   read <- 0
   fits <- lapply(sigmas, function(s) {
     candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
     begin <- proc.time()[["elapsed"]]
     stats <- pass(candidate)
     read <<- read + proc.time()[["elapsed"]] - begin
-    list(map = candidate, solution = krr_solve(stats, lambda), stats = stats)
+    list(map = candidate, solution = krr_solve(stats, lambda, n_threads), stats = stats)
   })
   score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
   scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
@@ -411,7 +414,7 @@ sum_statistics <- function(a, b, sign = 1) {
 }
 
 # Ridge solution with an unpenalised intercept from the sufficient statistics.
-krr_solve <- function(stats, lambda) {
+krr_solve <- function(stats, lambda, n_threads) {
   n <- stats$n
   zbar <- stats$zsum / n
   ybar <- stats$ysum / n
@@ -428,7 +431,8 @@ krr_solve <- function(stats, lambda) {
     # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
     # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry.
     if (identical(lambda, "gcv")) lambda <- default_lambdas(diag(gram))
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambda)
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambda, 0L, tridiagonal_on_lapack(),
+                                 n_threads, resolve_simd())
     path <- data.frame(lambda = lambda, df = scored$df, gcv = scored$gcv)
     lambda <- lambda[scored$best]
     w <- scored$coefficients
@@ -436,9 +440,10 @@ krr_solve <- function(stats, lambda) {
     # K-fold CV chooses; the GCV scores are reported alongside, from the
     # same reduction of Z'Z that gives the chosen coefficients.
     lambdas <- default_lambdas(diag(gram))
-    cv <- cv_path(stats, lambdas)
+    cv <- cv_path(stats, lambdas, n_threads)
     best <- which.min(cv)
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen = best)
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, best, tridiagonal_on_lapack(),
+                                 n_threads, resolve_simd())
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv, cv = cv)
     lambda <- lambdas[best]
     w <- scored$coefficients

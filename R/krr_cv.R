@@ -25,7 +25,7 @@ krr_folds <- function(folds, n, n_folds, call = rlang::caller_env()) {
 # fold's coefficients along the whole path come from one tridiagonal
 # reduction of its training Gram matrix (ridge_path.cpp), and its error from
 # its own sufficient statistics: sum over its rows of (y - b - z'w)^2.
-cv_path <- function(stats, lambdas) {
+cv_path <- function(stats, lambdas, n_threads) {
   sse <- numeric(length(lambdas))
   for (fold in stats$folds) {
     train <- sum_statistics(stats, fold, sign = -1)
@@ -34,7 +34,8 @@ cv_path <- function(stats, lambdas) {
     ybar <- train$ysum / n
     k <- length(ybar)
     w <- ridge_path_coefficients_cpp(train$gram - n * tcrossprod(zbar),
-                                     train$zy - n * tcrossprod(zbar, ybar), lambdas)
+                                     train$zy - n * tcrossprod(zbar, ybar), lambdas,
+                                     tridiagonal_on_lapack(), n_threads, resolve_simd())
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +

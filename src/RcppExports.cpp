@@ -203,8 +203,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ridge_gcv_path_cpp
-Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas, int chosen);
-RcppExport SEXP _kitchen_ridge_gcv_path_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP yySEXP, SEXP nSEXP, SEXP lambdasSEXP, SEXP chosenSEXP) {
+Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack, int n_threads, int simd);
+RcppExport SEXP _kitchen_ridge_gcv_path_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP yySEXP, SEXP nSEXP, SEXP lambdasSEXP, SEXP chosenSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -213,19 +213,41 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lambdas(lambdasSEXP);
     Rcpp::traits::input_parameter< int >::type chosen(chosenSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas, chosen));
+    Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // ridge_path_coefficients_cpp
-Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas);
-RcppExport SEXP _kitchen_ridge_path_coefficients_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP lambdasSEXP) {
+Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, int simd);
+RcppExport SEXP _kitchen_ridge_path_coefficients_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type zy(zySEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lambdas(lambdasSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_path_coefficients_cpp(gram, zy, lambdas));
+    Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_path_coefficients_cpp(gram, zy, lambdas, use_lapack, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// tridiagonal_cpp
+Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, int simd, double slice_entries);
+RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP slice_entriesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type y(ySEXP);
+    Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< double >::type slice_entries(slice_entriesSEXP);
+    rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd, slice_entries));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -288,8 +310,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},
     {"_kitchen_rbin_unseen_cpp", (DL_FUNC) &_kitchen_rbin_unseen_cpp, 1},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
-    {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 6},
-    {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 3},
+    {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
+    {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
+    {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},

@@ -1,22 +1,27 @@
-// Glue for krr_fit()'s lambda path: LAPACK (R's own, or the optimised one R
-// is linked to) reduces the centred Gram matrix to tridiagonal form; the
-// core scores every lambda from it; the chosen lambda's coefficients are
-// mapped back with the same Householder reflectors.
+// Glue for krr_fit()'s lambda path: the centred Gram matrix is reduced to
+// tridiagonal form, by kitchen's own blocked reduction (tridiagonal.hpp, on
+// threads and SIMD kernels) or by LAPACK's dsytrd (R's own, or the optimised
+// one R is linked to); the core scores every lambda from it; the chosen
+// lambda's coefficients are mapped back with the same Householder
+// reflectors.
 #include "blas_gemm.h"  // first: sets up R's Fortran string-length arguments
 #include <R_ext/Lapack.h>
 #include <Rcpp.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "kitchen/ridge_path.hpp"
+#include "kitchen/tridiagonal.hpp"
+#include "parallel_chunks.h"
 
 namespace {
 
 // Applies Q (trans 'N') or Q' (trans 'T') of dsytrd's reflectors to c
 // (dim x k), in place.
-void apply_q(const char trans, const std::vector<double>& reflectors, int dim,
-             const std::vector<double>& tau, double* c, int k) {
+void lapack_apply_q(const char trans, const std::vector<double>& reflectors, int dim,
+                    const std::vector<double>& tau, double* c, int k) {
   const char side = 'L', upper = 'U';
   int info = 0, lwork = -1;
   double size = 0.0;
@@ -29,15 +34,45 @@ void apply_q(const char trans, const std::vector<double>& reflectors, int dim,
   if (info != 0) Rcpp::stop("LAPACK dormtr failed (info = %d).", info);
 }
 
-// The tridiagonal form G = Q T Q' of a symmetric matrix (upper triangle
-// read): T's diagonal d and off-diagonal e, and Q as dsytrd's reflectors.
-struct tridiagonal_form {
-  int dim;
-  std::vector<double> reflectors, d, e, tau;
+// The core's ranges of work spread over threads.
+struct glue_parallel {
+  int n_threads;
+  template <class Body>
+  void operator()(std::size_t n_units, double unit_cost, Body body) const {
+    kitchen_glue::parallel_for_chunks(n_units, unit_cost, n_threads, body);
+  }
+};
 
-  explicit tridiagonal_form(const Rcpp::NumericMatrix& gram)
-      : dim(gram.nrow()), reflectors(gram.begin(), gram.end()), d(dim),
-        e(std::max(dim - 1, 1)), tau(std::max(dim - 1, 1)) {
+// The tridiagonal form G = Q T Q' of a symmetric matrix (upper triangle
+// read): T's diagonal d and off-diagonal e, and Q as Householder
+// reflectors, from LAPACK (use_lapack) or from kitchen's reduction.
+struct tridiagonal_form {
+  int dim, n_threads;
+  std::vector<double> d, e;
+  // LAPACK's dsytrd output.
+  std::vector<double> reflectors, tau;
+  // kitchen's.
+  std::unique_ptr<kitchen::tridiagonal_reduction> own;
+
+  tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, int simd,
+                   std::size_t slice_entries = 0)
+      : dim(gram.nrow()), n_threads(n_threads_), d(dim), e(std::max(dim - 1, 1)) {
+    if (use_lapack) {
+      lapack_reduce(gram);
+      return;
+    }
+    own.reset(new kitchen::tridiagonal_reduction(
+        gram.begin(), dim, kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd))));
+    if (slice_entries > 0) own->symv_slice_entries = slice_entries;
+    glue_parallel parallel{n_threads};
+    own->reduce(parallel);
+    std::copy(own->diagonal().begin(), own->diagonal().end(), d.begin());
+    std::copy(own->off_diagonal().begin(), own->off_diagonal().end(), e.begin());
+  }
+
+  void lapack_reduce(const Rcpp::NumericMatrix& gram) {
+    reflectors.assign(gram.begin(), gram.end());
+    tau.assign(std::max(dim - 1, 1), 0.0);
     const char upper = 'U';
     int info = 0, lwork = -1;
     double size = 0.0;
@@ -51,7 +86,17 @@ struct tridiagonal_form {
   }
 
   // Q' c (trans 'T') or Q c (trans 'N') for c dim x k, in place.
-  void apply(const char trans, double* c, int k) const { apply_q(trans, reflectors, dim, tau, c, k); }
+  void apply(const char trans, double* c, int k) const {
+    if (dim == 0 || k == 0) return;
+    if (!own) {
+      lapack_apply_q(trans, reflectors, dim, tau, c, k);
+      return;
+    }
+    kitchen_glue::parallel_for_chunks(static_cast<std::size_t>(k), own->apply_cost(), n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      own->apply(trans == 'T', c, dim, begin, end);
+    });
+  }
 
   // w = (G + lambda I)^-1 zy for each of the n_lambdas lambdas, from
   // b = Q' zy (dim x k): dim x (k * n_lambdas), lambda by lambda (k columns
@@ -78,12 +123,15 @@ struct tridiagonal_form {
 // (dim x k); yy: total centred y'y; n: rows; lambdas: candidates (> 0).
 // Returns list(gcv, df, coefficients, best) with the coefficients (dim x k)
 // of candidate `chosen` (1-based, as chosen by cross-validation), or of the
-// one with the lowest GCV score when `chosen` is 0.
+// one with the lowest GCV score when `chosen` is 0. use_lapack: reduce with
+// LAPACK's dsytrd instead of kitchen's reduction (on n_threads threads,
+// SIMD capped at `simd`); the results agree to rounding.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy,
-                              double n, Rcpp::NumericVector lambdas, int chosen = 0) {
+                              double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack,
+                              int n_threads, int simd) {
   const int dim = gram.nrow(), k = zy.ncol();
-  const tridiagonal_form form(gram);
+  const tridiagonal_form form(gram, use_lapack, n_threads, simd);
   std::vector<double> b(zy.begin(), zy.end());
   form.apply('T', b.data(), k);
   std::vector<double> eigenvalues(form.d), off(form.e);
@@ -114,13 +162,32 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
 // cross-validation, one call per fold.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy,
-                                                Rcpp::NumericVector lambdas) {
+                                                Rcpp::NumericVector lambdas, bool use_lapack,
+                                                int n_threads, int simd) {
   const int dim = gram.nrow(), k = zy.ncol();
   const int n_lambdas = lambdas.size();
-  const tridiagonal_form form(gram);
+  const tridiagonal_form form(gram, use_lapack, n_threads, simd);
   std::vector<double> b(zy.begin(), zy.end());
   form.apply('T', b.data(), k);
   Rcpp::NumericMatrix w(dim, k * n_lambdas);
   form.coefficients(b.data(), k, lambdas.begin(), n_lambdas, w.begin());
   return w;
+}
+
+// The reduction itself, for tests and benchmarks: T's diagonal and
+// off-diagonal, and Q' x for x (dim x k; Q' when x is the identity), and
+// Q y for y. slice_entries > 0 overrides the size of the symmetric
+// product's slices (so tests can split small matrices between threads).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y,
+                           bool use_lapack, int n_threads, int simd, double slice_entries = 0) {
+  const tridiagonal_form form(gram, use_lapack, n_threads, simd,
+                              static_cast<std::size_t>(slice_entries));
+  Rcpp::NumericMatrix qtx = Rcpp::clone(x), qy = Rcpp::clone(y);
+  form.apply('T', qtx.begin(), qtx.ncol());
+  form.apply('N', qy.begin(), qy.ncol());
+  Rcpp::NumericVector d(form.d.begin(), form.d.end());
+  Rcpp::NumericVector e(form.e.begin(), form.e.begin() + std::max(form.dim - 1, 0));
+  return Rcpp::List::create(Rcpp::Named("d") = d, Rcpp::Named("e") = e,
+                            Rcpp::Named("qtx") = qtx, Rcpp::Named("qy") = qy);
 }
