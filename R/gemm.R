@@ -1,13 +1,12 @@
-# The option `kitchen.gemm` ("auto", "blas" or "eigen"): with "auto", R's
-# BLAS when it is an optimised one; "eigen" means kitchen's own code (its
-# SIMD kernels, or Eigen when SIMD is off). See products_on_blas().
-use_blas <- function(call = rlang::caller_env()) {
-  choice <- getOption("kitchen.gemm", "auto")
-  if (!is.character(choice) || length(choice) != 1L || !choice %in% c("auto", "blas", "eigen")) {
-    abort_arg("{.arg options(kitchen.gemm)} must be one of {.val {c('auto', 'blas', 'eigen')}}, not {.val {choice}}.",
+# A kitchen option naming one of `choices` (the first is the default), or
+# an argument error naming the option.
+option_choice <- function(name, choices, call = rlang::caller_env()) {
+  choice <- getOption(name, choices[1])
+  if (!is.character(choice) || length(choice) != 1L || !choice %in% choices) {
+    abort_arg("{.arg options({name})} must be one of {.val {choices}}, not {.val {choice}}.",
               call = call)
   }
-  switch(choice, blas = TRUE, eigen = FALSE, auto = blas_is_optimised())
+  choice
 }
 
 # The BLAS cannot change within a session: look once (extSoftVersion() is
@@ -22,13 +21,21 @@ blas_is_optimised <- function() {
 
 gemm_cache <- new.env(parent = emptyenv())
 
-# Dense products (Z'Z in krr_fit(), the projection X W of rff features):
-# kitchen's own AVX2/AVX-512 kernels (gram_simd.hpp, gemm_simd.hpp) beat an
-# optimised BLAS on this project's machines (Z'Z with AVX-512: 166 against
-# OpenBLAS 0.3.21's 89 GFlop/s on 2 threads, bench/results/gram.md), so with
-# "auto" R's BLAS takes them only when SIMD is unavailable or switched off
-# (Eigen otherwise).
-products_on_blas <- function(call = rlang::caller_env()) {
-  if (!identical(getOption("kitchen.gemm", "auto"), "auto")) return(use_blas(call))
+# With an option at "auto", R's BLAS (or LAPACK on it) takes dense work
+# only when it is an optimised one and kitchen's SIMD kernels are
+# unavailable or switched off.
+blas_beats_kitchen <- function(call = rlang::caller_env()) {
   blas_is_optimised() && min(simd_detect_cpp(), resolve_simd(call)) == 0L
+}
+
+# Dense products (Z'Z in krr_fit(), the projection X W of rff features),
+# under the option `kitchen.gemm`: "blas" for R's BLAS, "eigen" for
+# kitchen's own code (its SIMD kernels, or Eigen when SIMD is off), "auto"
+# for blas_beats_kitchen(). kitchen's AVX2/AVX-512 kernels (gram_simd.hpp,
+# gemm_simd.hpp) beat an optimised BLAS on this project's machines (Z'Z
+# with AVX-512: 166 against OpenBLAS 0.3.21's 89 GFlop/s on 2 threads,
+# bench/results/gram.md).
+products_on_blas <- function(call = rlang::caller_env()) {
+  switch(option_choice("kitchen.gemm", c("auto", "blas", "eigen"), call),
+         blas = TRUE, eigen = FALSE, auto = blas_beats_kitchen(call))
 }

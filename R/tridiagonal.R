@@ -9,12 +9,6 @@
 # but without SIMD 1.7-2.4 times slower than OpenBLAS's
 # (bench/results/tridiagonal.md).
 tridiagonal_on_lapack <- function(call = rlang::caller_env()) {
-  choice <- getOption("kitchen.tridiagonal", "auto")
-  choices <- c("auto", "kitchen", "lapack")
-  if (!is.character(choice) || length(choice) != 1L || !choice %in% choices) {
-    abort_arg("{.arg options(kitchen.tridiagonal)} must be one of {.val {choices}}, not {.val {choice}}.",
-              call = call)
-  }
-  switch(choice, lapack = TRUE, kitchen = FALSE,
-         auto = blas_is_optimised() && min(simd_detect_cpp(), resolve_simd(call)) == 0L)
+  switch(option_choice("kitchen.tridiagonal", c("auto", "kitchen", "lapack"), call),
+         lapack = TRUE, kitchen = FALSE, auto = blas_beats_kitchen(call))
 }
