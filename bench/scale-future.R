@@ -82,6 +82,11 @@ child <- function(...) {
   as.numeric(strsplit(trimws(sub("^RESULT", "", line)), " +")[[1]])
 }
 mb <- function(v) if (is.na(v)) "-" else sprintf("%.0f MB", v)
+# A child's engine, and its workers' peak RSS (r[3], r[4]; NA when sequential).
+engine_label <- function(mode) {
+  if (mode == "sequential") "sequential, 2 threads" else "plan(multisession, workers = 2), 1 thread each"
+}
+workers_mb <- function(r) if (is.na(r[3])) "-" else paste(mb(r[3]), mb(r[4]), sep = ", ")
 
 synthetic <- lapply(c(sequential = "sequential", multisession = "multisession"),
                     function(mode) child("--synthetic", format(n, scientific = FALSE), mode))
@@ -90,10 +95,9 @@ lines <- c("| engine | rows | D | fit time | peak RSS, main process | peak RSS, 
            "| --- | --- | --- | --- | --- | --- | --- |")
 for (mode in names(synthetic)) {
   r <- synthetic[[mode]]
-  lines <- c(lines, sprintf("| %s | %s | %d | %.1f s | %s | %s | %.4f |",
-                            if (mode == "sequential") "sequential, 2 threads" else "plan(multisession, workers = 2), 1 thread each",
+  lines <- c(lines, sprintf("| %s | %s | %d | %.1f s | %s | %s | %.4f |", engine_label(mode),
                             format(n, big.mark = ",", scientific = FALSE), n_features, r[1], mb(r[2]),
-                            if (is.na(r[3])) "-" else paste(mb(r[3]), mb(r[4]), sep = ", "), r[5]))
+                            workers_mb(r), r[5]))
 }
 
 # CoverType as 12 RDS chunk files of training rows, and the test rows.
@@ -116,10 +120,8 @@ cover_lines <- c("| engine | test error | lambda (GCV) | time (map + fit + predi
                  "| --- | --- | --- | --- | --- | --- |")
 for (mode in names(cover)) {
   r <- cover[[mode]]
-  cover_lines <- c(cover_lines, sprintf("| %s | %.2f%% | %.3g | %.0f s | %s | %s |",
-                                        if (mode == "sequential") "sequential, 2 threads" else "plan(multisession, workers = 2), 1 thread each",
-                                        100 * r[5], r[6], r[1], mb(r[2]),
-                                        if (is.na(r[3])) "-" else paste(mb(r[3]), mb(r[4]), sep = ", ")))
+  cover_lines <- c(cover_lines, sprintf("| %s | %.2f%% | %.3g | %.0f s | %s | %s |", engine_label(mode),
+                                        100 * r[5], r[6], r[1], mb(r[2]), workers_mb(r)))
 }
 cover_same <- abs(cover[[1]][7] - cover[[2]][7]) / cover[[1]][7]
 
