@@ -47,7 +47,6 @@
 #' @keywords internal
 #' @useDynLib kitchen, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
-#' @importClassesFrom Matrix dgCMatrix
 #' @importFrom RcppParallel RcppParallelLibs defaultNumThreads
 #' @importFrom rlang caller_arg caller_env
 #' @importFrom stats predict

@@ -154,6 +154,10 @@ rbin_features <- function(map, x, n_threads, call = rlang::caller_env()) {
   cols <- rbin_columns(map, x, n_threads, call = call)
   first <- if (is.null(map$n_buckets)) c(0, cumsum(as.numeric(map$n_bins))) else
     seq(0, n_grids) * as.numeric(map$n_buckets)
+  # The glue makes a dgCMatrix, whose class lives in Matrix. kitchen loads
+  # Matrix only here: a session with Matrix loaded pays for it in every
+  # garbage collection (about 5x longer here, see NEWS).
+  loadNamespace("Matrix")
   z <- rbin_sparse_cpp(cols, first, 1 / sqrt(n_grids), n_threads)
   z@Dimnames <- list(rownames(x), NULL)
   missing <- rbin_unseen_cpp(cols)
