@@ -26,16 +26,37 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
 
 namespace kitchen_glue {
 
+#if RCPP_PARALLEL_USE_TBB
+// The TBB arena for n_threads threads, made on first use and kept for the
+// session. RcppParallel's tbbParallelFor makes and destroys an arena per
+// call, and oneTBB (2021.8 here) gets slower with every arena it has
+// destroyed: a tiny 2-thread call went from 11 us to 290 us after 24,000
+// calls, while a kept arena stays at 1 us (bench/cpp/tbb_arena.cpp).
+// Called on R's main thread only. Never freed: destroying arenas at exit
+// could race with TBB's own shutdown.
+inline tbb::task_arena& session_arena(int n_threads) {
+  static std::map<int, tbb::task_arena*>* arenas = new std::map<int, tbb::task_arena*>();
+  tbb::task_arena*& arena = (*arenas)[n_threads];
+  if (arena == nullptr) arena = new tbb::task_arena(n_threads);
+  return *arena;
+}
+#endif
+
 // RcppParallel::parallelFor without its environment-variable overrides:
-// the TBB backend where available (it honours numThreads), else TinyThread.
+// the TBB backend where available, in an arena of n_threads threads kept
+// for the session, else TinyThread.
 inline void parallel_for(std::size_t begin, std::size_t end, RcppParallel::Worker& worker,
                          std::size_t grain, int n_threads) {
 #if RCPP_PARALLEL_USE_TBB
   if (RcppParallel::internal::backend() == RcppParallel::internal::BACKEND_TBB) {
-    RcppParallel::tbbParallelFor(begin, end, worker, grain, n_threads);
+    session_arena(n_threads).execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(begin, end, grain),
+                        [&](const tbb::blocked_range<std::size_t>& r) { worker(r.begin(), r.end()); });
+    });
     return;
   }
 #endif
