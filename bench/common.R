@@ -124,6 +124,20 @@ markdown_table <- function(frame) {
     apply(frame, 1, function(row) paste("|", paste(row, collapse = " | "), "|")))
 }
 
+# Compiles a standalone harness from bench/cpp the way R compiles packages
+# (R's C++17 compiler and flags; the SIMD code is chosen at run time) and
+# returns the binary's path. `libs` go after the source (link flags).
+compile_cpp <- function(source, libs = character()) {
+  r_config <- function(name) {
+    system2(file.path(R.home("bin"), "R"), c("CMD", "config", name), stdout = TRUE)
+  }
+  binary <- file.path(tempdir(), tools::file_path_sans_ext(basename(source)))
+  status <- system(paste(r_config("CXX17"), r_config("CXX17FLAGS"), "-pthread -I inst/include",
+                         source, "-o", binary, paste(libs, collapse = " ")))
+  if (status != 0) stop("could not compile ", source)
+  binary
+}
+
 # The standard note on the noise of timings on this shared machine.
 timing_note <- function() {
   paste("Timings are wall-clock seconds on a 2-core virtual machine shared with other",

@@ -72,16 +72,7 @@ child <- function(env) {
 default_malloc <- child(character())
 kept_malloc <- child(c("MALLOC_TOP_PAD_=268435456", "MALLOC_TRIM_THRESHOLD_=536870912"))
 
-# The core alone, compiled the way R compiles packages (R's C++17 compiler
-# and flags; the SIMD code is chosen at run time).
-r_config <- function(name) {
-  system2(file.path(R.home("bin"), "R"), c("CMD", "config", name), stdout = TRUE)
-}
-core_binary <- file.path(tempdir(), "fwht_threads")
-status <- system(paste(r_config("CXX17"), r_config("CXX17FLAGS"), "-pthread -I inst/include",
-                       "bench/cpp/fwht_threads.cpp -o", core_binary))
-if (status != 0) stop("could not compile bench/cpp/fwht_threads.cpp")
-core <- utils::read.csv(text = system2(core_binary, stdout = TRUE))
+core <- utils::read.csv(text = system2(compile_cpp("bench/cpp/fwht_threads.cpp"), stdout = TRUE))
 
 targets <- c(0.9, 4.4, 100, 2600, 10)
 fmt <- function(v) ifelse(is.na(v), "", formatC(v, digits = 3, format = "fg"))
