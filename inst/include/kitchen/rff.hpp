@@ -28,9 +28,34 @@ inline std::size_t rff_n_features(rff_type type, std::size_t m) {
 
 // o_k = phase_k - sum_j center_j P_jk: the offset that makes x P + o equal
 // ((x - center) / scale) W / sigma + phase. `phase` may be null (zero).
+// Every call pays this d x m pass (as much arithmetic as the features of one
+// row), so columns go four at a time: one running sum alone waits on each
+// addition's latency, four independent ones keep the adder busy. Each sum
+// still adds its terms in order j = 0, 1, ..., so the bits are those of the
+// one-column loop.
 inline void rff_offset(const double* projection, std::size_t d, std::size_t m,
                        const double* center, const double* phase, double* offset) {
-  for (std::size_t k = 0; k < m; ++k) {
+  std::size_t k = 0;
+  for (; k + 4 <= m; k += 4) {
+    const double* p0 = projection + k * d;
+    const double* p1 = p0 + d;
+    const double* p2 = p1 + d;
+    const double* p3 = p2 + d;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (std::size_t j = 0; j < d; ++j) {
+      const double c = center[j];
+      s0 += c * p0[j];
+      s1 += c * p1[j];
+      s2 += c * p2[j];
+      s3 += c * p3[j];
+    }
+    const double* ph = phase ? phase + k : nullptr;
+    offset[k] = (ph ? ph[0] : 0.0) - s0;
+    offset[k + 1] = (ph ? ph[1] : 0.0) - s1;
+    offset[k + 2] = (ph ? ph[2] : 0.0) - s2;
+    offset[k + 3] = (ph ? ph[3] : 0.0) - s3;
+  }
+  for (; k < m; ++k) {
     const double* p = projection + k * d;
     double s = 0.0;
     for (std::size_t j = 0; j < d; ++j) s += center[j] * p[j];
