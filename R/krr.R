@@ -427,25 +427,19 @@ krr_solve <- function(stats, lambda, n_threads) {
     factor <- chol(gram + diag(lambda, dim))
     w <- backsolve(factor, forwardsolve(t(factor), zy))
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
-  } else if (!identical(lambda, "cv")) {
-    # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
-    # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry.
-    if (identical(lambda, "gcv")) lambda <- default_lambdas(diag(gram))
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambda, 0L, tridiagonal_on_lapack(),
-                                 n_threads, resolve_simd())
-    path <- data.frame(lambda = lambda, df = scored$df, gcv = scored$gcv)
-    lambda <- lambda[scored$best]
-    w <- scored$coefficients
   } else {
-    # K-fold CV chooses; the GCV scores are reported alongside, from the
-    # same reduction of Z'Z that gives the chosen coefficients.
-    lambdas <- default_lambdas(diag(gram))
-    cv <- cv_path(stats, lambdas, n_threads)
-    best <- which.min(cv)
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, best, tridiagonal_on_lapack(),
-                                 n_threads, resolve_simd())
-    path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv, cv = cv)
-    lambda <- lambdas[best]
+    # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
+    # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry. With
+    # "cv", K-fold CV chooses; the GCV scores are reported alongside, from
+    # the same reduction of Z'Z that gives the chosen coefficients.
+    lambdas <- if (is.character(lambda)) default_lambdas(diag(gram)) else lambda
+    cv <- if (identical(lambda, "cv")) cv_path(stats, lambdas, n_threads)
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas,
+                                 if (is.null(cv)) 0L else which.min(cv),
+                                 tridiagonal_on_lapack(), n_threads, resolve_simd())
+    path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
+    if (!is.null(cv)) path$cv <- cv
+    lambda <- lambdas[scored$best]
     w <- scored$coefficients
   }
   colnames(w) <- colnames(zy)

@@ -27,6 +27,8 @@ krr_folds <- function(folds, n, n_folds, call = rlang::caller_env()) {
 # its own sufficient statistics: sum over its rows of (y - b - z'w)^2.
 cv_path <- function(stats, lambdas, n_threads) {
   sse <- numeric(length(lambdas))
+  use_lapack <- tridiagonal_on_lapack()
+  simd <- resolve_simd()
   for (fold in stats$folds) {
     train <- sum_statistics(stats, fold, sign = -1)
     n <- train$n
@@ -35,7 +37,7 @@ cv_path <- function(stats, lambdas, n_threads) {
     k <- length(ybar)
     w <- ridge_path_coefficients_cpp(train$gram - n * tcrossprod(zbar),
                                      train$zy - n * tcrossprod(zbar, ybar), lambdas,
-                                     tridiagonal_on_lapack(), n_threads, resolve_simd())
+                                     use_lapack, n_threads, simd)
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +

@@ -131,6 +131,10 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
                               double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack,
                               int n_threads, int simd) {
   const int dim = gram.nrow(), k = zy.ncol();
+  const std::size_t n_lambdas = lambdas.size();
+  if (chosen < 0 || static_cast<std::size_t>(chosen) > n_lambdas) {
+    Rcpp::stop("chosen must be 0 or the position of a candidate.");
+  }
   const tridiagonal_form form(gram, use_lapack, n_threads, simd);
   std::vector<double> b(zy.begin(), zy.end());
   form.apply('T', b.data(), k);
@@ -139,7 +143,6 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
   F77_CALL(dsterf)(&form.dim, eigenvalues.data(), off.data(), &info);
   if (info != 0) Rcpp::stop("LAPACK dsterf failed (info = %d).", info);
 
-  const std::size_t n_lambdas = lambdas.size();
   Rcpp::NumericVector gcv(n_lambdas), df(n_lambdas);
   kitchen::ridge_gcv_path(form.d.data(), form.e.data(), eigenvalues.data(), dim, b.data(), k, yy,
                           n, lambdas.begin(), n_lambdas, gcv.begin(), df.begin());
