@@ -183,9 +183,6 @@ inline std::size_t gram_n_strips(std::size_t dim, simd_level level) {
   return width == 0 ? 0 : (dim + width - 1) / width;
 }
 
-// A packed block of up to gram_block_rows rows of a rows x dim Z: its data()
-// is 64-byte aligned (cache lines, zmm loads). Allocate it outside worker
-// threads: the constructor may throw.
 // p advanced to the next 64-byte boundary (cache lines, zmm loads); buffers
 // are allocated 8 doubles longer for it.
 inline double* align64(double* p) {
@@ -193,6 +190,9 @@ inline double* align64(double* p) {
   return p + ((64 - a % 64) % 64) / sizeof(double);
 }
 
+// A packed block of up to gram_block_rows rows of a rows x dim Z: its data()
+// is 64-byte aligned (cache lines, zmm loads). Allocate it outside worker
+// threads: the constructor may throw.
 class gram_packed_block {
  public:
   gram_packed_block(std::size_t rows, std::size_t dim, simd_level level)

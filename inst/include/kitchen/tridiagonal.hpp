@@ -348,11 +348,8 @@ class tridiagonal_reduction {
     }
   }
 
-  std::size_t dim() const { return n_; }
   const std::vector<double>& diagonal() const { return d_; }
   const std::vector<double>& off_diagonal() const { return e_; }
-  const std::vector<double>& tau() const { return tau_; }
-  const std::vector<double>& reflectors() const { return a_; }
 
   // The symmetric product streams the lower triangle from memory (about
   // 0.3 ms at m = 2048 on one Zen 5 core) and threads meet once per column,
