@@ -124,6 +124,9 @@ markdown_table <- function(frame) {
     apply(frame, 1, function(row) paste("|", paste(row, collapse = " | "), "|")))
 }
 
+# Three significant digits for a table cell; NA as an empty cell.
+three_digits <- function(v) ifelse(is.na(v), "", formatC(v, digits = 3, format = "fg"))
+
 # Compiles a standalone harness from bench/cpp the way R compiles packages
 # (R's C++17 compiler and flags; the SIMD code is chosen at run time) and
 # returns the binary's path. `libs` go after the source (link flags).

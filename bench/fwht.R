@@ -75,22 +75,23 @@ kept_malloc <- child(c("MALLOC_TOP_PAD_=268435456", "MALLOC_TRIM_THRESHOLD_=5368
 core <- utils::read.csv(text = system2(compile_cpp("bench/cpp/fwht_threads.cpp"), stdout = TRUE))
 
 targets <- c(0.9, 4.4, 100, 2600, 10)
-fmt <- function(v) ifelse(is.na(v), "", formatC(v, digits = 3, format = "fg"))
 table_lines <- function(d) {
   label <- ifelse(d$columns == 1, "one call, length 1024", sprintf("2^%d x %d", log2(d$n), d$columns))
   c(paste("| x | target (us) | auto, 1 thread | of which R's gc | auto, 2 threads | of which R's gc |",
           "2-thread speed-up | same without R's gc | AVX2, 1 thread | scalar, 1 thread | x + 0 (R copy) |"),
     paste(paste(rep("| ---", 11), collapse = " "), "|"),
-    sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", label, fmt(targets),
-            fmt(d$auto_1t), fmt(d$gc_1t), fmt(d$auto_2t), fmt(d$gc_2t), fmt(d$auto_1t / d$auto_2t),
-            fmt((d$auto_1t - d$gc_1t) / (d$auto_2t - d$gc_2t)), fmt(d$avx2_1t), fmt(d$scalar_1t),
-            fmt(d$copy)))
+    sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", label,
+            three_digits(targets), three_digits(d$auto_1t), three_digits(d$gc_1t),
+            three_digits(d$auto_2t), three_digits(d$gc_2t), three_digits(d$auto_1t / d$auto_2t),
+            three_digits((d$auto_1t - d$gc_1t) / (d$auto_2t - d$gc_2t)),
+            three_digits(d$avx2_1t), three_digits(d$scalar_1t), three_digits(d$copy)))
 }
 core_lines <- c(
   "| n | columns | workload | 1 thread (us per column) | 2 threads | 2-thread speed-up |",
   "| --- | --- | --- | --- | --- | --- |",
   sprintf("| 2^%d | %d | %s | %s | %s | %s |", core$log2_n, core$columns, core$workload,
-          fmt(core$us_per_column_1t), fmt(core$us_per_column_2t), fmt(core$speedup)))
+          three_digits(core$us_per_column_1t), three_digits(core$us_per_column_2t),
+          three_digits(core$speedup)))
 
 library(kitchen)
 write_result(c(

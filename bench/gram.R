@@ -66,7 +66,6 @@ if (nzchar(baseline)) {
                   fit_seconds(sprintf("R_LIBS=%s", baseline)), fits)
 }
 
-fmt <- function(v, digits = 3) formatC(v, digits = digits, format = "fg")
 write_result(c(
   "# Gram accumulation (G += Z'Z) benchmark", "",
   machine_description(), "",
@@ -76,8 +75,8 @@ write_result(c(
   "The machine has 2 cores and may be shared: 2-thread numbers are only as good",
   "as the second core was free.", "",
   "| level | threads | seconds | GFlop/s |", "| --- | --- | --- | --- |",
-  sprintf("| %s | %d | %s | %s |", grid$level, grid$threads, fmt(grid$seconds),
-          fmt(grid$gflops)),
+  sprintf("| %s | %d | %s | %s |", grid$level, grid$threads, three_digits(grid$seconds),
+          three_digits(grid$gflops)),
   "",
   "## krr_fit end to end",
   "",
@@ -88,6 +87,6 @@ write_result(c(
   "Before this branch, chunks of one expensive panel ran inline, so the Eigen",
   "panels used one thread whatever n_threads.", "",
   "| SIMD | median s | min s | max s |", "| --- | --- | --- | --- |",
-  sprintf("| %s | %s | %s | %s |", rownames(fits), fmt(fits[, 1]), fmt(fits[, 2]),
-          fmt(fits[, 3]))
+  sprintf("| %s | %s | %s | %s |", rownames(fits), three_digits(fits[, 1]),
+          three_digits(fits[, 2]), three_digits(fits[, 3]))
 ), "gram.md")

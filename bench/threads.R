@@ -39,7 +39,6 @@ Sys.setenv(LD_LIBRARY_PATH = paste(system.file("lib", package = "RcppParallel"),
 arena <- utils::read.csv(text = system2(harness, c("--batches", batches, "--calls", calls),
                                         stdout = TRUE))
 
-fmt <- function(v) formatC(v, digits = 3, format = "fg")
 write_result(c(
   "# Small multithreaded calls over a long session", "",
   machine_description(), "",
@@ -51,14 +50,15 @@ write_result(c(
   "`rff()` map, d = 64, 1024 features, on 10 rows.", "",
   markdown_table(data.frame(
     batch = kitchen_rows$batch,
-    `fwht, 2 threads` = fmt(kitchen_rows$fwht_2t), `fwht, 1 thread` = fmt(kitchen_rows$fwht_1t),
-    `rff predict, 2 threads` = fmt(kitchen_rows$rff_2t),
-    `rff predict, 1 thread` = fmt(kitchen_rows$rff_1t), check.names = FALSE)), "",
+    `fwht, 2 threads` = three_digits(kitchen_rows$fwht_2t),
+    `fwht, 1 thread` = three_digits(kitchen_rows$fwht_1t),
+    `rff predict, 2 threads` = three_digits(kitchen_rows$rff_2t),
+    `rff predict, 1 thread` = three_digits(kitchen_rows$rff_1t), check.names = FALSE)), "",
   "## TBB alone (bench/cpp/tbb_arena.cpp)", "",
   "A 2-thread `tbb::parallel_for` over two tasks of 1024 multiply-adds, with a new",
   "`tbb::task_arena` per call (what RcppParallel's `parallelFor` does) and with",
   "one arena kept, the two ways alternating batch by batch in one process.", "",
   markdown_table(data.frame(
-    batch = arena$batch, `new arena per call` = fmt(arena$per_call_arena_us),
-    `arena kept` = fmt(arena$kept_arena_us), check.names = FALSE))
+    batch = arena$batch, `new arena per call` = three_digits(arena$per_call_arena_us),
+    `arena kept` = three_digits(arena$kept_arena_us), check.names = FALSE))
 ), "threads.md")
