@@ -69,6 +69,10 @@ tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entri
     .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries)
 }
 
+scale_rows_in_place_cpp <- function(z, root) {
+    invisible(.Call(`_kitchen_scale_rows_in_place_cpp`, z, root))
+}
+
 first_nonfinite_cpp <- function(x) {
     .Call(`_kitchen_first_nonfinite_cpp`, x)
 }

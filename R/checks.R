@@ -39,8 +39,24 @@ abort_nonfinite <- function(x, arg = rlang::caller_arg(x),
   bad <- first_nonfinite_cpp(x)
   value <- x[[bad]]
   abort_arg(c("{.arg {arg}} must not contain NA, NaN or infinite values.",
-              x = "Element {format(bad, scientific = FALSE)} is {.val {value}}."),
+              x = "{element_label(x, bad)} is {.val {value}}."),
             call = call)
+}
+
+# Where element `i` of x (1-based, column-major) is, in the user's terms: the
+# row and column of a matrix (by name when it has names), else its position.
+element_label <- function(x, i) {
+  dims <- dim(x)
+  if (length(dims) != 2L) return(sprintf("Element %s", format(i, scientific = FALSE)))
+  row <- (i - 1) %% dims[1] + 1
+  col <- (i - 1) %/% dims[1] + 1
+  row_name <- rownames(x)[row]
+  col_name <- colnames(x)[col]
+  sprintf("Row %s, column %s",
+          if (is.null(row_name) || is.na(row_name) || !nzchar(row_name)) format(row, scientific = FALSE)
+          else sprintf("%s (\"%s\")", format(row, scientific = FALSE), row_name),
+          if (is.null(col_name) || is.na(col_name) || !nzchar(col_name)) col
+          else sprintf("%d (\"%s\")", col, col_name))
 }
 
 # One positive, finite number.

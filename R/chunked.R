@@ -8,7 +8,8 @@
 #' A source is one of:
 #' * a **list of chunks**, each a list with `x` (a numeric matrix or data
 #'   frame) and `y` (a numeric vector or matrix, or a factor or character
-#'   vector of class labels; it may be left out for prediction);
+#'   vector of class labels; it may be left out for prediction), and
+#'   optionally `weights`, the sample weight of each row (see [krr_fit()]);
 #' * a **function** `function(i)` returning chunk `i` (a list as above) for
 #'   `i = 1, 2, ...`, and `NULL` past the last chunk. It is called again from
 #'   `i = 1` for every pass over the data, so it must give the same chunks
@@ -17,8 +18,8 @@
 #' * a **character vector of file paths**, each file holding a data frame:
 #'   read with [utils::read.csv()] for `.csv` (or `.csv.gz`) files and with
 #'   [readRDS()] for `.rds` files, or with `reader(path)` for any file.
-#'   `y` names the response column, `x` the predictor columns (all other
-#'   columns by default).
+#'   `y` names the response column, `weights` the column of sample weights
+#'   if any, `x` the predictor columns (all other columns by default).
 #'
 #' Every chunk must have the same columns (matched by name when they have
 #' names). For classification, the classes are the levels of factor
@@ -79,6 +80,8 @@
 #'   `NULL` for all columns but `y`.
 #' @param y For file paths only: the name of the response column, or `NULL`
 #'   when the files hold predictors only (for prediction).
+#' @param weights For file paths only: the name of the column of sample
+#'   weights, or `NULL` for none.
 #' @return An object of class `kitchen_chunked`.
 #' @seealso [read_chunk()] to read one chunk (for example to build a feature
 #'   map on it), [krr_fit()], [predict.kitchen_krr()].
@@ -116,10 +119,11 @@
 #'   fit_f <- krr_fit(data, map, lambda = 0.1, n_threads = 2, parallel = "future")
 #'   all.equal(coef(fit_f), coef(krr_fit(data, map, lambda = 0.1, n_threads = 2)))
 #' }
-chunked <- function(source, reader = NULL, x = NULL, y = NULL) {
-  files_only <- c(reader = !is.null(reader), x = !is.null(x), y = !is.null(y))
+chunked <- function(source, reader = NULL, x = NULL, y = NULL, weights = NULL) {
+  files_only <- c(reader = !is.null(reader), x = !is.null(x), y = !is.null(y),
+                  weights = !is.null(weights))
   if (is.character(source)) {
-    return(chunked_files(source, reader, x, y))
+    return(chunked_files(source, reader, x, y, weights))
   }
   if (is.function(source)) {
     kind <- "function"
@@ -146,7 +150,7 @@ chunked <- function(source, reader = NULL, x = NULL, y = NULL) {
 
 is_chunk <- function(chunk) is.list(chunk) && !is.data.frame(chunk) && !is.null(chunk$x)
 
-chunked_files <- function(paths, reader, x, y, call = rlang::caller_env()) {
+chunked_files <- function(paths, reader, x, y, weights = NULL, call = rlang::caller_env()) {
   if (length(paths) < 1 || anyNA(paths) || any(!nzchar(paths))) {
     abort_arg("{.arg source} must be one or more file paths, without NA or empty strings.", call = call)
   }
@@ -170,15 +174,21 @@ chunked_files <- function(paths, reader, x, y, call = rlang::caller_env()) {
     abort_arg("{.arg y} must be the name of the response column, not {.obj_type_friendly {y}}.",
               call = call)
   }
+  if (!is.null(weights) && (!is.character(weights) || length(weights) != 1L || is.na(weights) ||
+                            !nzchar(weights) || identical(weights, y))) {
+    abort_arg("{.arg weights} must be the name of the column of sample weights (not the response), not {.obj_type_friendly {weights}}.",
+              call = call)
+  }
   if (!is.null(x)) {
     if (!is.character(x) || length(x) < 1 || anyNA(x) || any(!nzchar(x)) || anyDuplicated(x)) {
       abort_arg("{.arg x} must be the names of the predictor columns (distinct, non-empty).", call = call)
     }
-    if (!is.null(y) && y %in% x) {
-      abort_arg("{.arg x} must not include the response column {.val {y}}.", call = call)
+    taken <- intersect(c(y, weights), x)
+    if (length(taken)) {
+      abort_arg("{.arg x} must not include the response or weights column {.val {taken}}.", call = call)
     }
   }
-  structure(list(kind = "files", source = paths, reader = reader, x = x, y = y),
+  structure(list(kind = "files", source = paths, reader = reader, x = x, y = y, weights = weights),
             class = "kitchen_chunked")
 }
 
@@ -197,8 +207,9 @@ n_chunks <- function(data) {
 #'
 #' @param data Chunked data from [chunked()].
 #' @param i The chunk number.
-#' @return A list with `x` and `y` (`NULL` when the chunk has no response),
-#'   as stored (not yet checked), or `NULL` when there is no chunk `i`.
+#' @return A list with `x`, `y` (`NULL` when the chunk has no response) and
+#'   `weights` (`NULL` when it has none), as stored (not yet checked), or
+#'   `NULL` when there is no chunk `i`.
 #' @export
 #' @examples
 #' data <- chunked(list(list(x = matrix(1:4, 2), y = 1:2)))
@@ -221,15 +232,20 @@ chunk_read <- function(data, i, call = rlang::caller_env()) {
 chunk_read_raw <- function(data, i) {
   if (data$kind != "function" && i > length(data$source)) return(NULL)
   switch(data$kind,
-    list = list(x = data$source[[i]]$x, y = data$source[[i]]$y),
+    list = chunk_fields(data$source[[i]]),
     "function" = {
       chunk <- data$source(i)
       if (!is.null(chunk) && !is_chunk(chunk)) {
         abort_arg("The function must return a list with {.field x} and {.field y}, or {.code NULL}, not {.obj_type_friendly {chunk}}.")
       }
-      if (!is.null(chunk)) list(x = chunk$x, y = chunk$y)
+      if (!is.null(chunk)) chunk_fields(chunk)
     },
     files = read_chunk_file(data, data$source[[i]]))
+}
+
+# x and y of a chunk, and its weights when it has them.
+chunk_fields <- function(chunk) {
+  c(list(x = chunk$x, y = chunk$y), if (!is.null(chunk$weights)) list(weights = chunk$weights))
 }
 
 read_chunk_file <- function(data, path) {
@@ -239,11 +255,12 @@ read_chunk_file <- function(data, path) {
   if (!is.data.frame(frame)) {
     abort_arg("The file must hold a data frame, not {.obj_type_friendly {frame}}.")
   }
-  wanted <- c(data$x, data$y)
+  wanted <- c(data$x, data$y, data$weights)
   absent <- setdiff(wanted, names(frame))
   if (length(absent)) abort_arg("The file lacks column{?s} {.val {absent}}.")
-  x <- if (is.null(data$x)) setdiff(names(frame), data$y) else data$x
-  list(x = frame[x], y = if (!is.null(data$y)) frame[[data$y]])
+  x <- if (is.null(data$x)) setdiff(names(frame), c(data$y, data$weights)) else data$x
+  chunk_fields(list(x = frame[x], y = if (!is.null(data$y)) frame[[data$y]],
+                    weights = if (!is.null(data$weights)) frame[[data$weights]]))
 }
 
 # Evaluates `expr`, turning any error into one that names chunk i (and its
@@ -269,6 +286,7 @@ print.kitchen_chunked <- function(x, ...) {
                        if (n > 1) ", ..." else ""),
       reader = if (is.null(x$reader)) "by extension (read.csv / readRDS)" else "user function",
       response = if (is.null(x$y)) "none" else sprintf("column \"%s\"", x$y),
+      weights = if (!is.null(x$weights)) sprintf("column \"%s\"", x$weights),
       predictors = if (is.null(x$x)) "all other columns" else paste(x$x, collapse = ", ")))
   print_map_fields(fields)
   invisible(x)
@@ -280,10 +298,14 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
                                     n_threads = NULL, verbose = interactive(),
                                     block_size = 4096, parallel = c("auto", "future", "none"),
                                     ...) {
-  call <- match.call()
+  call <- fit_call(match.call())
   if (...length()) {
     if ("y" %in% names(list(...))) {
       abort_arg("{.arg y} must not be given with chunked data: each chunk holds its response.")
+    }
+    if ("weights" %in% names(list(...))) {
+      abort_arg(c("{.arg weights} must not be given with chunked data: each chunk holds its own.",
+                  i = "Give each chunk a {.field weights} element, or name the column with {.code chunked(paths, weights = )}."))
     }
     abort_arg("Arguments in {.arg ...} are not used with chunked data (the map must already be built).")
   }
@@ -304,7 +326,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
   }, resolve_threads(n_threads))
   info <- search$stats$chunks
   new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count), info$response,
-              search$stats$n, info$col_names, started, call)
+              search$stats$rows, info$col_names, started, call)
 }
 
 # Chunked data need a map built beforehand, on a sample: building one needs
@@ -377,8 +399,10 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
   names <- colnames(x)
   if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
   coded <- chunk_response(chunk$y, nrow(x))
+  weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
   acc <- new_accumulator(map, ncol(coded$y))
-  acc <- accumulate_rows(acc, map, x, coded$y, NULL, block_size, resolve_threads(n_threads))
+  acc <- accumulate_rows(acc, map, x, coded$y, NULL, block_size, resolve_threads(n_threads),
+                         weights = weights)
   list(stats = acc$total, response = coded$state, col_names = names)
 }
 

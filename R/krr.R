@@ -133,31 +133,15 @@
 krr_fit <- function(x, ...) UseMethod("krr_fit")
 
 #' @rdname krr_fit
-#' @param data A data frame for the formula method.
-#' @export
-krr_fit.formula <- function(x, data, features = "rff", ...) {
-  call <- match.call()
-  frame <- stats::model.frame(x, data, na.action = stats::na.pass)
-  terms <- stats::terms(frame)
-  y <- stats::model.response(frame)
-  design <- stats::model.matrix(terms, frame)
-  design <- design[, colnames(design) != "(Intercept)", drop = FALSE]
-  fit <- krr_fit.default(design, y, features = features, ...)
-  fit$terms <- terms
-  fit$xlevels <- stats::.getXlevels(terms, frame)
-  fit$call <- call
-  fit
-}
-
-#' @rdname krr_fit
 #' @export
 krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL,
-                            n_folds = 5, folds = NULL, n_threads = NULL,
+                            weights = NULL, n_folds = 5, folds = NULL, n_threads = NULL,
                             verbose = interactive(), block_size = 4096,
                             tol = 1e-6, max_iter = 1000, ...) {
-  call <- match.call()
+  call <- fit_call(match.call())
   x <- as_data_matrix(x, allow_sparse = TRUE)
   response <- krr_response(y, nrow(x))
+  weights <- check_weights(weights, nrow(x))
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
@@ -178,15 +162,28 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
 
   started <- proc.time()[["elapsed"]]
   if (binned) {
-    solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads, verbose)
+    solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads,
+                             verbose, weights)
     search <- list(map = map, solution = solution, sigma_path = NULL,
                    read = solution$features_time)
   } else {
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
-      krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds)
+      krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds, weights)
     }, n_threads)
   }
-  new_krr_fit(search, folds, response, nrow(x), colnames(x), started, call)
+  fit <- new_krr_fit(search, folds, response, nrow(x), colnames(x), started, call)
+  fit$weights <- weights
+  fit$fitted.values <- search$solution$fitted %||%
+    predict_rows(fit, map_input(fit$map, x, arg = "x"), n_threads, block_size, verbose,
+                 "Fitted values")
+  fit$y <- y
+  fit
+}
+
+# The call as update() and print() want it: krr_fit(...), not the method.
+fit_call <- function(call) {
+  call[[1L]] <- as.name("krr_fit")
+  call
 }
 
 # One pass over the data per bandwidth candidate (`pass(map)` returns the
@@ -205,8 +202,10 @@ krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
   scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
   best <- if (length(fits) > 1) which.min(scores) else 1L
   sigma_path <- if (length(fits) > 1) {
-    data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
-               lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores)
+    paths <- lapply(fits, function(f) cbind(sigma = f$map$kernel$sigma, f$solution$path))
+    structure(data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
+                         lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores),
+              paths = do.call(rbind, paths))
   }
   list(map = fits[[best]]$map, solution = fits[[best]]$solution,
        stats = fits[[best]]$stats, sigma_path = sigma_path, read = read)
@@ -226,6 +225,7 @@ new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
     n_folds = if (!is.null(folds)) max(folds),
     response = response[c("type", "levels", "names")],
     n = n,
+    total_weight = search$stats$n %||% solution$total_weight,
     training_rmse = solution$training_rmse,
     solver = solution$solver,
     time = c(features_and_gram = search$read, solve = solved - started - search$read),
@@ -331,6 +331,7 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
     abort_arg("{.arg features} must be a feature map or one of {.val {available}}.", call = call)
   }
   args <- list(...)
+  check_builder_args(features, args, call)
   if (features == "rbin") {
     if (is.null(args$n_grids)) args$n_grids <- 100
   } else if (is.null(args$n_features)) {
@@ -339,14 +340,36 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
   do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args))
 }
 
+# Arguments in `...` must be the map constructor's or its kernel's (`nu`):
+# anything else is named as an argument krr_fit() does not know, not as a
+# kernel parameter.
+check_builder_args <- function(features, args, call) {
+  builder <- get(features, envir = asNamespace("kitchen"))
+  known <- c(setdiff(names(formals(builder)), c("x", "...")),
+             unlist(lapply(kernel_names(), function(k) names(formals(get(paste0("kernel_", k)))))))
+  unknown <- setdiff(names(args), known)
+  if (is.null(names(args)) && length(args) || any(names(args) == "")) {
+    abort_arg("Arguments in {.arg ...} must be named (arguments of {.fn {features}}).", call = call)
+  }
+  if (length(unknown)) {
+    abort_arg(c("{.fn krr_fit} has no argument{?s} {.arg {unknown}}.",
+                i = "{.arg ...} takes the arguments of {.fn {features}} and of its kernel."),
+              call = call)
+  }
+}
+
 # One pass over the rows: Z'Z, Z'y, column sums of Z and y, y'y; with
 # `folds`, the same statistics per fold too (their sum is the total).
-krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NULL) {
+krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NULL,
+                           weights = NULL) {
   acc <- new_accumulator(map, ncol(y), if (!is.null(folds)) max(folds))
   progress <- verbose && nrow(x) > block_size
-  if (progress) cli::cli_progress_bar("Reading rows", total = nrow(x), clear = TRUE)
+  # The bar is updated from inside accumulate_rows(): by its id, since cli
+  # would otherwise look for a bar of the calling function's frame.
+  bar <- if (progress) cli::cli_progress_bar("Reading rows", total = nrow(x), clear = TRUE)
   acc <- accumulate_rows(acc, map, x, y, folds, block_size, n_threads,
-                         if (progress) function(done) cli::cli_progress_update(set = done))
+                         if (progress) function(done) cli::cli_progress_update(set = done, id = bar),
+                         weights)
   finish_statistics(acc)
 }
 
@@ -358,21 +381,28 @@ new_accumulator <- function(map, k, n_folds = NULL) {
 }
 
 # Adds the rows of x (already checked for the map) in blocks of
-# `block_size`; `folds` (or NULL) gives each row's fold. Chunked data call
-# this once per chunk, in-memory data once.
-accumulate_rows <- function(acc, map, x, y, folds, block_size, n_threads, progress = NULL) {
+# `block_size`; `folds` (or NULL) gives each row's fold, `weights` (or
+# NULL) its weight. Chunked data call this once per chunk, in-memory data
+# once.
+accumulate_rows <- function(acc, map, x, y, folds, block_size, n_threads, progress = NULL,
+                            weights = NULL) {
   n <- nrow(x)
   for (start in seq(1, n, by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
     z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
     yb <- y[rows, , drop = FALSE]
+    wb <- if (!is.null(weights)) weights[rows]
+    # Z'WZ is the Gram matrix of diag(sqrt(w)) Z: the rows of z (made here,
+    # referenced nowhere else) are scaled in place, no copy of the block.
+    if (!is.null(wb)) scale_rows_in_place_cpp(z, sqrt(wb))
     if (is.null(folds)) {
-      acc$total <- add_statistics(acc$total, z, yb, acc$blas, n_threads)
+      acc$total <- add_statistics(acc$total, z, yb, acc$blas, n_threads, wb)
     } else {
       for (k in unique(folds[rows])) {
         mine <- folds[rows] == k
         acc$per_fold[[k]] <- add_statistics(acc$per_fold[[k]], z[mine, , drop = FALSE],
-                                            yb[mine, , drop = FALSE], acc$blas, n_threads)
+                                            yb[mine, , drop = FALSE], acc$blas, n_threads,
+                                            if (!is.null(wb)) wb[mine])
       }
     }
     if (!is.null(progress)) progress(max(rows))
@@ -397,19 +427,31 @@ finish_statistics <- function(acc) {
   total
 }
 
+# `n` is the sum of the weights (the row count without weights), `rows` the
+# row count.
 empty_statistics <- function(dim, k) {
   list(gram = matrix(0, dim, dim), zy = matrix(0, dim, k), zsum = numeric(dim),
-       ysum = numeric(k), yy = numeric(k), n = 0)
+       ysum = numeric(k), yy = numeric(k), n = 0, rows = 0)
 }
 
-add_statistics <- function(stats, z, y, blas, n_threads) {
+# With weights w, the sums are weighted: Z'WZ, Z'Wy, Z'w, y'w, sum w y^2,
+# sum w; the rows of z then come already scaled by sqrt(w).
+add_statistics <- function(stats, z, y, blas, n_threads, w = NULL) {
+  if (is.null(w)) {
+    return(list(gram = gram_update_cpp(stats$gram, z, blas, n_threads, resolve_simd()),
+                 zy = stats$zy + crossprod(z, y), zsum = stats$zsum + colSums(z),
+                 ysum = stats$ysum + colSums(y), yy = stats$yy + colSums(y^2),
+                 n = stats$n + nrow(z), rows = stats$rows + nrow(z)))
+  }
+  root <- sqrt(w)
   list(gram = gram_update_cpp(stats$gram, z, blas, n_threads, resolve_simd()),
-       zy = stats$zy + crossprod(z, y), zsum = stats$zsum + colSums(z),
-       ysum = stats$ysum + colSums(y), yy = stats$yy + colSums(y^2), n = stats$n + nrow(z))
+       zy = stats$zy + crossprod(z, root * y), zsum = stats$zsum + drop(crossprod(z, root)),
+       ysum = stats$ysum + colSums(w * y), yy = stats$yy + colSums(w * y^2),
+       n = stats$n + sum(w), rows = stats$rows + nrow(z))
 }
 
 sum_statistics <- function(a, b, sign = 1) {
-  fields <- c("gram", "zy", "zsum", "ysum", "yy", "n")
+  fields <- c("gram", "zy", "zsum", "ysum", "yy", "n", "rows")
   stats::setNames(lapply(fields, function(f) a[[f]] + sign * b[[f]]), fields)
 }
 
@@ -460,7 +502,9 @@ default_lambdas <- function(values) {
 #' @param newdata New data with the training columns (matched by name when
 #'   the training data had names); a data frame for formula fits. Or chunked
 #'   data from [chunked()]: the predictions for all rows are returned in
-#'   chunk order, one chunk read at a time.
+#'   chunk order, one chunk read at a time. Left out, the fitted values of
+#'   the training rows (padded with NA under `na.exclude`, see
+#'   [fitted()][kitchen_krr-methods]).
 #' @param type `"response"` for the fitted values (a vector for a single
 #'   response, else a matrix with one column per response or class), or
 #'   `"class"` for the predicted class of a classification fit.
@@ -471,6 +515,11 @@ default_lambdas <- function(values) {
 #'   predicts each chunk in a future when a [future][future::plan] plan other
 #'   than sequential is set, `"future"` always does, `"none"` never does; the
 #'   predictions are the same, in chunk order (see [chunked()]).
+#' @param na.action For formula fits: what to do with rows of `newdata`
+#'   holding NA in the predictors. The default [na.pass()] predicts NA for
+#'   them, in their places, as [predict.lm()] does; [na.omit()] drops them.
+#'   (Matrix `newdata` must be free of NA.)
+#' @param verbose Show a progress bar while predicting many rows.
 #' @param ... Not used.
 #' @return For `type = "response"`, a numeric vector (one response) or a
 #'   matrix with a column per response or class; for `type = "class"`, a
@@ -496,45 +545,72 @@ default_lambdas <- function(values) {
 #' head(predict(classifier, x[801:1000, ], n_threads = 2), 3)
 predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
                                 n_threads = NULL, block_size = 4096,
-                                parallel = c("auto", "future", "none"), ...) {
+                                parallel = c("auto", "future", "none"),
+                                na.action = stats::na.pass, verbose = FALSE, ...) {
   validate_fit(object)
   type <- match_choice(type, c("response", "class"))
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
   }
+  check_flag(verbose)
+  if (missing(newdata) || is.null(newdata)) {
+    fitted <- fitted_values(object)
+    out <- if (type == "class") class_of(object, fitted) else fitted
+    return(stats::napredict(object$na.action, out))
+  }
   if (inherits(newdata, "kitchen_chunked")) {
     return(predict_chunked(object, newdata, type, n_threads, block_size, parallel))
   }
+  design <- NULL
   if (!is.null(object$terms)) {
-    terms <- stats::delete.response(object$terms)
-    frame <- stats::model.frame(terms, newdata, na.action = stats::na.pass,
-                                xlev = object$xlevels)
-    newdata <- stats::model.matrix(terms, frame)
-    newdata <- newdata[, colnames(newdata) != "(Intercept)", drop = FALSE]
+    design <- formula_newdata(object, newdata, na.action)
+    newdata <- design$x
+    if (!is.null(design$complete)) newdata <- newdata[design$complete, , drop = FALSE]
   }
   newdata <- map_input(object$map, newdata)
   n_threads <- resolve_threads(n_threads)
   check_count(block_size)
-  n <- nrow(newdata)
-  out <- matrix(0, n, ncol(object$coefficients), dimnames = list(rownames(newdata), object$response$names))
+  out <- predict_rows(object, newdata, n_threads, block_size, verbose)
+  if (!is.null(design$complete)) {
+    # Rows with NA (kept by na.pass): NA predictions in their places.
+    padded <- matrix(NA_real_, length(design$complete), ncol(out),
+                     dimnames = list(rownames(design$x), colnames(out)))
+    padded[design$complete, ] <- out
+    out <- padded
+  }
+  if (!is.null(design$offset)) out <- out + design$offset
+  if (type == "class") return(class_of(object, out))
+  if (object$response$type == "vector") drop(out) else out
+}
+
+# Predictions of the fit on checked rows (map_input()), as a matrix with a
+# column per response or class, block by block.
+predict_rows <- function(object, x, n_threads, block_size, verbose, label = "Predicting") {
+  n <- nrow(x)
+  out <- matrix(0, n, ncol(object$coefficients), dimnames = list(rownames(x), object$response$names))
+  bar <- if (verbose && n > block_size) cli::cli_progress_bar(label, total = n, clear = TRUE)
   for (start in seq(1, max(n, 1), by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
     if (n == 0) break
-    z <- map_features(object$map, newdata[rows, , drop = FALSE], n_threads)
+    z <- map_features(object$map, x[rows, , drop = FALSE], n_threads)
     out[rows, ] <- as.matrix(z %*% object$coefficients)  # rbin features are sparse
+    if (!is.null(bar)) cli::cli_progress_update(set = max(rows), id = bar)
   }
-  out <- sweep(out, 2, object$intercept, "+")
-  if (type == "class") {
-    return(factor(object$response$levels[max.col(out, ties.method = "first")],
-                  levels = object$response$levels))
-  }
-  if (object$response$type == "vector") drop(out) else out
+  sweep(out, 2, object$intercept, "+")
+}
+
+# The class with the largest score in each row.
+class_of <- function(object, scores) {
+  scores <- as.matrix(scores)
+  factor(object$response$levels[max.col(scores, ties.method = "first")],
+         levels = object$response$levels)
 }
 
 #' @export
 print.kitchen_krr <- function(x, ...) {
   validate_fit(x, full = TRUE)
   cat("<kitchen ridge regression on random features>\n")
+  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 70), collapse = "\n  "), "\n", sep = "")
   task <- if (x$response$type == "class") {
     sprintf("classification, %d classes (one-vs-rest)", length(x$response$levels))
   } else sprintf("regression, %d response%s", ncol(x$coefficients),
@@ -543,7 +619,9 @@ print.kitchen_krr <- function(x, ...) {
     task = task,
     features = sprintf("%s, %d features, %s", class(x$map)[1], x$map$n_features,
                        kernel_label(x$map$kernel)),
-    rows = x$n,
+    rows = if (is.null(x$na.action)) x$n else
+      sprintf("%d (%d dropped for missing values)", x$n, length(x$na.action)),
+    weights = if (!is.null(x$weights)) sprintf("given, sum %s", format(sum(x$weights), digits = 4)),
     lambda = format(x$lambda, digits = 4),
     "chosen by" = if (nrow(x$path) > 1) sprintf("%s over %d candidates%s",
       if (is.null(x$path$cv)) "GCV" else sprintf("%d-fold CV", x$n_folds), nrow(x$path),
@@ -584,19 +662,27 @@ print.summary.kitchen_krr <- function(x, ...) {
 #' @export
 coef.kitchen_krr <- function(object, ...) {
   validate_fit(object, full = TRUE)
-  rbind("(Intercept)" = object$intercept, object$coefficients)
+  out <- rbind(object$intercept, object$coefficients)
+  rownames(out) <- c("(Intercept)", sprintf("feature_%d", seq_len(nrow(object$coefficients))))
+  colnames(out) <- object$response$names
+  out
 }
 
 #' @export
 plot.kitchen_krr <- function(x, ...) {
   validate_fit(x, full = TRUE)
   if (nrow(x$path) < 2) {
-    abort_arg("This fit has a single {.arg lambda}: there is no path to plot.")
+    plot_fitted(x, ...)
+  } else if (!is.null(x$sigma_path) && !is.null(attr(x$sigma_path, "paths"))) {
+    plot_bandwidth_paths(x, ...)
+  } else {
+    by_cv <- !is.null(x$path$cv)
+    graphics::plot(x$path$lambda, if (by_cv) x$path$cv else x$path$gcv, log = "xy", type = "b",
+                   pch = 20, xlab = "lambda",
+                   ylab = if (by_cv) "CV mean squared error" else "GCV score",
+                   main = sprintf("Choice of lambda (%s)", if (by_cv) "cross-validation" else "GCV"),
+                   ...)
+    graphics::abline(v = x$lambda, lty = 2)
   }
-  by_cv <- !is.null(x$path$cv)
-  graphics::plot(x$path$lambda, if (by_cv) x$path$cv else x$path$gcv, log = "xy", type = "b",
-                 pch = 20, xlab = "lambda",
-                 ylab = if (by_cv) "CV mean squared error" else "GCV score", ...)
-  graphics::abline(v = x$lambda, lty = 2)
   invisible(x)
 }

@@ -5,9 +5,13 @@
 # and Z'u (multithreaded C++ on the n x n_grids matrix of column numbers,
 # 4 bytes a non-zero). The preconditioner is the diagonal of Zc'Zc + lambda I.
 
-# The fit, as krr_solve() returns it for dense maps, plus the solver's report.
-# `folds` (or NULL) scores the candidate lambdas by K-fold CV.
-binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose) {
+# The fit, as krr_solve() returns it for dense maps, plus the solver's report
+# and the fitted values. `folds` (or NULL) scores the candidate lambdas by
+# K-fold CV; `weights` (or NULL) weighs the rows: every system below is
+# centred and solved with row weights (0 / 1 ones select CV folds).
+binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
+                         weights = NULL) {
+  weights <- weights %||% rep(1, nrow(y))
   began <- proc.time()[["elapsed"]]
   cols <- rbin_columns(map, x, n_threads)
   features_time <- proc.time()[["elapsed"]] - began
@@ -17,11 +21,12 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
     cross = function(u) binned_crossprod_cpp(cols, u, map$n_features, value, n_threads))
   path <- NULL
   if (!is.null(folds)) {
-    path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose)
+    path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose,
+                           weights)
     lambda <- path$lambda[which.min(path$cv)]
   }
 
-  system <- binned_system(ops, rep(1, nrow(y)), value)
+  system <- binned_system(ops, weights, value)
   solved <- binned_solve(system, y, lambda, matrix(0, map$n_features, ncol(y)), tol, max_iter)
   w <- solved$coefficients
   colnames(w) <- colnames(y)
@@ -33,7 +38,8 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   list(coefficients = w, intercept = drop(system$ybar(y) - crossprod(w, system$zbar)),
        lambda = lambda,
        path = if (is.null(path)) data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_) else path,
-       training_rmse = sqrt(colMeans((y - fitted)^2)), features_time = features_time,
+       training_rmse = sqrt(colSums(weights * (y - fitted)^2) / sum(weights)),
+       fitted = fitted, total_weight = sum(weights), features_time = features_time,
        solver = list(method = "conjugate gradients", iterations = solved$iterations,
                      converged = solved$converged, residual = solved$residual,
                      tol = tol, max_iter = max_iter))
@@ -46,15 +52,15 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
 # not reached are dropped from the path. Fold solves stop at a relative
 # residual of max(tol, 1e-4).
 binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_iter, verbose,
-                           patience = 3) {
-  lambdas <- if (is.character(lambda)) binned_lambdas(nrow(y), n_features) else
+                           weights, patience = 3) {
+  lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features) else
     sort(lambda, decreasing = TRUE)
   n_folds <- max(folds)
-  systems <- lapply(seq_len(n_folds), function(k) binned_system(ops, as.numeric(folds != k), value))
+  systems <- lapply(seq_len(n_folds), function(k) binned_system(ops, weights * (folds != k), value))
   starts <- rep(list(matrix(0, n_features, ncol(y))), n_folds)
   cv <- rep(NA_real_, length(lambdas))
   cv_tol <- max(tol, 1e-4)  # scores need less precision than the final fit
-  if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
+  bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
   for (l in seq_along(lambdas)) {
     sse <- 0
     for (k in seq_len(n_folds)) {
@@ -62,10 +68,10 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
       starts[[k]] <- solved$coefficients
       held_out <- folds == k
       fitted <- binned_fitted(ops, systems[[k]], y, solved$coefficients)
-      sse <- sse + sum((y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE])^2)
+      sse <- sse + sum(weights[held_out] * (y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE])^2)
     }
-    cv[l] <- sse / nrow(y)
-    if (verbose) cli::cli_progress_update()
+    cv[l] <- sse / sum(weights)
+    if (verbose) cli::cli_progress_update(id = bar)
     best <- which.min(cv)
     if (l - best >= patience) break
   }
@@ -74,13 +80,13 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
 }
 
 # Candidates for lambda: the mean eigenvalue of Z'Z is n / n_features
-# (every row has unit norm), and the grid spans six decades below ten
+# (every row has unit norm; with weights, n is their sum), and the grid spans six decades below ten
 # times it, descending so each solve starts from the previous solution.
 binned_lambdas <- function(n, n_features) {
   (n / n_features) * 10^seq(1, -5, by = -0.5)
 }
 
-# The centred system on the rows with weight 1 in `rows` (0 elsewhere).
+# The centred system on the rows weighted by `rows` (0 leaves a row out).
 binned_system <- function(ops, rows, value) {
   n_rows <- sum(rows)
   column_sums <- ops$cross(rows)                 # value x rows in each column

@@ -113,7 +113,7 @@ test_that("NA, NaN and Inf are refused with their position", {
   expect_error(fwht(c(1, 2, NA, 4)), "Element 3 is NA")
   expect_error(fwht(c(1, NaN)), "Element 2 is NaN")
   expect_error(fwht(c(Inf, 1)), "Element 1 is Inf")
-  expect_error(fwht(matrix(c(1, 2, 3, -Inf), 2)), "Element 4 is -Inf")
+  expect_error(fwht(matrix(c(1, 2, 3, -Inf), 2)), "Row 2, column 2 is -Inf")
   expect_error(fwht(c(1L, NA)), "must not contain NA")
 })
 
@@ -165,7 +165,7 @@ test_that("non-finite values are found anywhere, on every SIMD level and thread 
           x <- matrix(rnorm(n * 8), n, 8)
           x[pos] <- bad
           expect_error(with_simd(level, fwht(x, n_threads = threads)),
-                       paste0("Element ", format(pos, scientific = FALSE), " is"),
+                       sprintf("Row %d, column %d is", (pos - 1) %% n + 1, (pos - 1) %/% n + 1),
                        info = paste(level, threads, pos))
         }
       }

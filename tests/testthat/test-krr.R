@@ -177,7 +177,6 @@ test_that("bad input is refused with clear errors", {
   fit <- krr_fit(toy$x, toy$y, map, lambda = 1)
   expect_error(predict(fit, toy$x, type = "class"), "classification fit")
   expect_error(predict(fit, toy$x[, 1:2]), "must have 3 columns")
-  expect_error(plot(fit), "single `lambda`")
 })
 
 test_that("sigma candidates reuse the map's draws and keep the best GCV pair", {

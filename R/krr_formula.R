@@ -1,0 +1,113 @@
+# The formula interface of krr_fit(), as lm() has it: the model frame
+# (subset, weights, na.action, offset), the design matrix (contrasts), and
+# the same steps again for new data at predict time.
+
+#' @rdname krr_fit
+#' @param data For the formula method: a data frame (or list, or
+#'   environment) holding the variables of the formula; by default they are
+#'   taken from the formula's environment, as in [lm()].
+#' @param subset For the formula method: which rows of `data` to use (an
+#'   expression evaluated in `data`, as in [lm()]).
+#' @param weights Optional non-negative sample weights, one per row (for
+#'   the formula method, an expression evaluated in `data`). The fit
+#'   minimises `sum(w * (y - f(x))^2) + lambda * ||beta||^2`, so whole-number
+#'   weights give the fit on rows replicated that many times, and a zero
+#'   weight the fit without that row; GCV and CV scores are weighted the
+#'   same way (GCV counts `sum(w)` observations).
+#' @param na.action For the formula method: what to do with rows holding NA
+#'   in the model frame, as in [lm()]: by default (`getOption("na.action")`,
+#'   normally [na.omit()]) they are dropped and recorded in the fit;
+#'   [na.exclude()] also drops them, and pads [fitted()], [residuals()] and
+#'   `predict(fit)` with NA in their places; [na.fail()] stops.
+#' @param offset For the formula method: a known component of the response
+#'   (as in [lm()]), evaluated in `data`; `offset()` terms in the formula do
+#'   the same. The fit is on `y - offset`, and [predict()] adds the offset
+#'   of `newdata` back. Regression only.
+#' @param contrasts For the formula method: contrasts for factor predictors,
+#'   as in [model.matrix()].
+#' @importFrom rlang %||%
+#' @export
+krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, na.action,
+                            offset, contrasts = NULL, ...) {
+  call <- fit_call(match.call())
+  names(call)[2L] <- ""  # printed as krr_fit(y ~ ., data), like lm()'s formula
+  # The model frame as lm() makes it, from the expressions of subset,
+  # weights and offset (evaluated in data, then the formula's environment):
+  # substitute() sees them through wrappers that pass `...`, where the
+  # matched call only shows ..1, ..2.
+  frame_call <- list(quote(stats::model.frame), formula = x, data = data,
+                     drop.unused.levels = TRUE)
+  if (!missing(subset)) frame_call$subset <- substitute(subset)
+  if (!missing(weights)) frame_call$weights <- substitute(weights)
+  if (!missing(offset)) frame_call$offset <- substitute(offset)
+  if (!missing(na.action)) frame_call$na.action <- na.action
+  frame_call <- as.call(frame_call)
+  frame <- eval(frame_call, parent.frame())
+  if (nrow(frame) == 0L) {
+    abort_arg("{.arg data} has no rows left to fit (after {.arg subset} and {.arg na.action}).")
+  }
+  terms <- attr(frame, "terms")
+  y <- stats::model.response(frame)
+  if (is.character(y) || is.logical(y)) y <- factor(y)
+  observed <- y
+  offset <- stats::model.offset(frame)
+  if (!is.null(offset)) {
+    if (is.factor(y)) {
+      abort_arg("{.arg offset} and {.code offset()} terms need a numeric response, not classes.")
+    }
+    check_finite(offset, arg = "offset")
+    y <- y - offset
+  }
+  design <- formula_design(terms, frame, contrasts)
+  fit <- krr_fit.default(design, y, features = features,
+                         weights = stats::model.weights(frame), ...)
+  fit$call <- call
+  fit$terms <- terms
+  fit$xlevels <- stats::.getXlevels(terms, frame)
+  fit$contrasts <- attr(design, "contrasts")
+  fit$na.action <- attr(frame, "na.action")
+  fit$offset <- offset
+  # The offset argument's expression, for new data (the call may only say ..3).
+  fit$call_offset <- if (!missing(offset)) frame_call$offset
+  if (!is.null(offset)) fit$fitted.values <- fit$fitted.values + offset
+  fit$y <- observed
+  fit
+}
+
+# The predictors as a numeric matrix without the intercept column (the fit
+# has its own, unpenalised).
+formula_design <- function(terms, frame, contrasts = NULL) {
+  design <- stats::model.matrix(terms, frame, contrasts.arg = contrasts)
+  keep <- colnames(design) != "(Intercept)"
+  out <- design[, keep, drop = FALSE]
+  attr(out, "contrasts") <- attr(design, "contrasts")
+  if (ncol(out) == 0L) {
+    abort_arg("The formula has no predictors: a kernel fit needs at least one.",
+              call = rlang::caller_env(2))
+  }
+  out
+}
+
+# New data for a formula fit: the design matrix and the offset (or NULL), by
+# the training terms, factor levels and contrasts. Rows with NA become NA
+# predictions with the default na.pass, as in predict.lm().
+formula_newdata <- function(object, newdata, na.action) {
+  terms <- stats::delete.response(object$terms)
+  frame <- stats::model.frame(terms, newdata, na.action = na.action, xlev = object$xlevels)
+  design <- stats::model.matrix(terms, frame, contrasts.arg = object$contrasts)
+  design <- design[, colnames(design) != "(Intercept)", drop = FALSE]
+  offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata)
+  complete <- stats::complete.cases(design)
+  list(x = design, offset = offset, complete = if (!all(complete)) complete)
+}
+
+# The offset for new data: offset() terms from the frame, plus the `offset`
+# argument evaluated in newdata (as predict.lm() does).
+newdata_offset <- function(object, frame, newdata) {
+  offset <- stats::model.offset(frame) %||% numeric(nrow(frame))
+  given <- object[["call_offset"]]
+  if (!is.null(given)) {
+    offset <- offset + eval(given, newdata, environment(object$terms))
+  }
+  offset
+}

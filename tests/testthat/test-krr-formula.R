@@ -1,0 +1,144 @@
+# The formula method takes what lm() takes: subset, weights, na.action,
+# offset, contrasts; and the standard methods work on its fits.
+
+formula_fit <- function(...) {
+  krr_fit(..., n_features = 60, sigma = 2, seed = 1, n_threads = 1, verbose = FALSE)
+}
+
+test_that("subset and weights are evaluated in data, as in lm()", {
+  cars <- mtcars
+  fit <- formula_fit(mpg ~ wt + hp, cars, subset = cyl != 6, weights = gear, lambda = 0.1)
+  keep <- mtcars$cyl != 6
+  x <- as.matrix(mtcars[keep, c("wt", "hp")])
+  direct <- krr_fit(x, mtcars$mpg[keep], weights = mtcars$gear[keep], lambda = 0.1,
+                    n_features = 60, sigma = 2, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_equal(fit$coefficients, direct$coefficients, tolerance = 1e-12)
+  expect_identical(nobs(fit), sum(keep))
+  expect_equal(fit$weights, as.numeric(mtcars$gear[keep]))
+})
+
+test_that("na.omit drops and records NA rows; na.exclude pads fitted, residuals, predict", {
+  data <- mtcars
+  data$hp[c(3, 10)] <- NA
+  data$mpg[5] <- NA
+  omitted <- formula_fit(mpg ~ wt + hp, data, lambda = 0.1)
+  complete <- formula_fit(mpg ~ wt + hp, data[-c(3, 5, 10), ], lambda = 0.1)
+  expect_equal(omitted$coefficients, complete$coefficients, tolerance = 1e-12)
+  expect_identical(unname(c(omitted$na.action)), c(3L, 5L, 10L))
+  expect_length(fitted(omitted), 29)
+  expect_output(print(omitted), "3 dropped for missing values")
+
+  excluded <- formula_fit(mpg ~ wt + hp, data, lambda = 0.1, na.action = na.exclude)
+  expect_length(fitted(excluded), 32)
+  expect_true(all(is.na(fitted(excluded)[c(3, 5, 10)])))
+  expect_true(all(is.na(residuals(excluded)[c(3, 5, 10)])))
+  expect_identical(names(fitted(excluded)), rownames(mtcars))
+  expect_equal(fitted(excluded)[-c(3, 5, 10)], fitted(complete))
+  expect_equal(predict(excluded), fitted(excluded))
+  # New data with NA: NA predictions in their places (na.pass), as predict.lm().
+  pred <- predict(omitted, data)
+  expect_true(all(is.na(pred[c(3, 10)])))
+  expect_equal(pred[-c(3, 10)], predict(omitted, data[-c(3, 10), ]))
+  expect_error(formula_fit(mpg ~ wt + hp, data, na.action = na.fail), "missing values")
+})
+
+test_that("offsets are applied in the fit and at predict time, or refused for classes", {
+  data <- mtcars
+  with_term <- formula_fit(mpg ~ wt + hp + offset(2 * qsec), data, lambda = 0.1)
+  shifted <- data
+  shifted$mpg <- data$mpg - 2 * data$qsec
+  plain <- formula_fit(mpg ~ wt + hp, shifted, lambda = 0.1)
+  expect_equal(with_term$coefficients, plain$coefficients, tolerance = 1e-12)
+  new <- data[1:5, ]
+  new$qsec <- new$qsec + 1
+  expect_equal(predict(with_term, new), predict(plain, new) + 2 * new$qsec, tolerance = 1e-12)
+  expect_equal(fitted(with_term), fitted(plain) + 2 * data$qsec, tolerance = 1e-12)
+  expect_equal(residuals(with_term), residuals(plain), tolerance = 1e-12)
+
+  with_arg <- formula_fit(mpg ~ wt + hp, data, offset = 2 * qsec, lambda = 0.1)
+  expect_equal(predict(with_arg, new), predict(with_term, new), tolerance = 1e-12)
+  expect_error(formula_fit(Species ~ . + offset(Sepal.Width), iris), "numeric response")
+})
+
+test_that("contrasts reach the design matrix and predict uses the same coding", {
+  data <- iris
+  fit <- formula_fit(Sepal.Length ~ Species + Petal.Width, data, lambda = 0.1,
+                     contrasts = list(Species = "contr.sum"))
+  expect_identical(fit$contrasts$Species, "contr.sum")
+  design <- model.matrix(~ Species + Petal.Width, data, contrasts.arg = list(Species = "contr.sum"))[, -1]
+  direct <- krr_fit(design, data$Sepal.Length, lambda = 0.1, n_features = 60, sigma = 2, seed = 1,
+                    n_threads = 1, verbose = FALSE)
+  expect_equal(predict(fit, data[c(1, 60, 120), ]), predict(direct, design[c(1, 60, 120), ]),
+               tolerance = 1e-12, ignore_attr = TRUE)
+})
+
+test_that("errors about NA and infinite values name the row and the column", {
+  x <- matrix(1, 10, 3, dimnames = list(NULL, c("a", "b", "c")))
+  x[7, 2] <- NA
+  expect_error(krr_fit(x, 1:10, verbose = FALSE), "Row 7, column 2 \\(\"b\"\\)")
+  data <- data.frame(y = 1:10, a = 1, b = 1:10)
+  data$b[4] <- Inf
+  expect_error(krr_fit(y ~ ., data, verbose = FALSE), "Row 4 \\(\"4\"\\), column 2 \\(\"b\"\\)")
+})
+
+test_that("unknown arguments are not reported as kernel parameters", {
+  expect_error(krr_fit(mpg ~ ., mtcars, nonsense = 1, verbose = FALSE), "nonsense")
+  err <- tryCatch(krr_fit(mpg ~ ., mtcars, nonsense = 1, verbose = FALSE), error = identity)
+  expect_false(grepl("kernel takes no parameter", conditionMessage(err)))
+})
+
+test_that("fitted, residuals, nobs, predict(), coef names, formula, terms, model.frame", {
+  fit <- krr_fit(mpg ~ ., mtcars, lambda = 0.1, n_features = 60, seed = 1, n_threads = 1,
+                 verbose = FALSE)
+  expect_equal(fitted(fit), predict(fit, mtcars), tolerance = 1e-12)
+  expect_identical(names(fitted(fit)), rownames(mtcars))
+  expect_equal(residuals(fit), mtcars$mpg - fitted(fit), ignore_attr = TRUE)
+  expect_equal(predict(fit), fitted(fit))
+  expect_identical(nobs(fit), 32L)
+  expect_identical(rownames(coef(fit))[1:3], c("(Intercept)", "feature_1", "feature_2"))
+  expect_identical(formula(fit), formula(terms(mpg ~ ., data = mtcars)), ignore_attr = TRUE)
+  expect_s3_class(terms(fit), "terms")
+  expect_identical(dim(model.frame(fit)), c(32L, 11L))
+  expect_output(print(fit), "Call: krr_fit\\(mpg ~ \\.")
+
+  matrix_fit <- krr_fit(as.matrix(mtcars[-1]), mtcars$mpg, n_features = 60, seed = 1,
+                        n_threads = 1, verbose = FALSE)
+  expect_equal(predict(matrix_fit), fitted(matrix_fit))
+  expect_error(formula(matrix_fit), "from a matrix")
+})
+
+test_that("classification fits have fitted scores, residuals and class predictions", {
+  fit <- formula_fit(Species ~ ., iris, lambda = 0.1)
+  expect_identical(dim(fitted(fit)), c(150L, 3L))
+  expect_identical(predict(fit, type = "class"), predict(fit, iris, type = "class"))
+  coded <- 2 * outer(as.integer(iris$Species), 1:3, "==") - 1
+  expect_equal(unname(residuals(fit)), unname(coded - fitted(fit)))
+})
+
+test_that("update() refits with a changed formula or arguments", {
+  fit <- krr_fit(mpg ~ ., mtcars, lambda = 0.1, n_features = 60, seed = 1, n_threads = 1,
+                 verbose = FALSE)
+  smaller <- update(fit, . ~ . - qsec)
+  expect_false("qsec" %in% attr(terms(smaller), "term.labels"))
+  expect_identical(ncol(smaller$map$projection) > 0, TRUE)
+  expect_identical(smaller$map$d, 9L)
+  other <- update(fit, lambda = 1)
+  expect_identical(other$lambda, 1)
+  expect_identical(update(fit, lambda = 2, evaluate = FALSE)$lambda, 2)
+})
+
+test_that("plot() draws single-lambda fits, paths and bandwidth paths", {
+  pdf(NULL)
+  on.exit(dev.off())
+  regression <- formula_fit(mpg ~ ., mtcars, lambda = 0.1)
+  expect_silent(plot(regression))
+  classes <- formula_fit(Species ~ ., iris, lambda = 0.1)
+  expect_silent(plot(classes))
+  path <- formula_fit(mpg ~ ., mtcars)
+  expect_silent(plot(path))
+  x <- as.matrix(mtcars[-1])
+  bandwidths <- krr_fit(x, mtcars$mpg, rff(x, 60, sigma = 2, seed = 1), sigma = c(1, 2, 4),
+                        n_threads = 1, verbose = FALSE)
+  expect_identical(length(unique(attr(bandwidths$sigma_path, "paths")$sigma)), 3L)
+  expect_silent(plot(bandwidths))
+})

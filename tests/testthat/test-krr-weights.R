@@ -1,0 +1,140 @@
+# Sample weights: sum_i w_i (y_i - f(x_i))^2 + lambda ||beta||^2. Whole-number
+# weights give the fit on replicated rows, zero weights the fit without
+# those rows, for dense maps (GCV, fixed lambda, sigma candidates), rbin
+# (CG) and chunked data.
+
+weights_toy <- function(n = 240, d = 3) {
+  set.seed(21)
+  x <- matrix(runif(n * d, -2, 2), n, d, dimnames = list(NULL, c("a", "b", "c")))
+  list(x = x, y = sin(2 * x[, 1]) + x[, 2] + rnorm(n, sd = 0.2),
+       w = sample(0:3, n, replace = TRUE))
+}
+
+# The same lambda and the same predictions (coefficients themselves are
+# ill-conditioned when GCV picks a tiny lambda: rounding in a different
+# summation order moves them more than the fit).
+expect_same_fit <- function(a, b, tolerance = 1e-8) {
+  expect_equal(a$lambda, b$lambda, tolerance = tolerance)
+  x <- matrix(seq(-2, 2, length.out = 30), 10, 3, dimnames = list(NULL, c("a", "b", "c")))
+  expect_equal(predict(a, x), predict(b, x), tolerance = tolerance)
+}
+
+test_that("whole-number weights give the fit on replicated rows (dense maps)", {
+  toy <- weights_toy()
+  copies <- rep(seq_along(toy$w), toy$w)
+  for (make in list(function(x) rff(x, 60, sigma = 1, seed = 3),
+                    function(x) fastfood(x, 64, sigma = 1, seed = 3))) {
+    map <- make(toy$x)
+    for (lambda in list("gcv", 0.3, c(0.01, 0.1, 1))) {
+      weighted <- krr_fit(toy$x, toy$y, map, lambda = lambda, weights = toy$w, block_size = 50,
+                          n_threads = 1, verbose = FALSE)
+      replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, lambda = lambda,
+                            block_size = 50, n_threads = 1, verbose = FALSE)
+      expect_same_fit(weighted, replicated)
+      expect_equal(weighted$path$gcv, replicated$path$gcv, tolerance = 1e-8)
+      expect_equal(weighted$training_rmse, replicated$training_rmse, tolerance = 1e-8)
+    }
+  }
+  # And with several bandwidths: the same (sigma, lambda) is chosen by GCV
+  # (among lambdas that keep the system well conditioned, so that rounding
+  # cannot be mistaken for a difference).
+  map <- rff(toy$x, 60, sigma = 1, seed = 3)
+  lambdas <- 10^seq(-2, 1, by = 0.5)
+  weighted <- krr_fit(toy$x, toy$y, map, sigma = "auto", lambda = lambdas, weights = toy$w,
+                      n_threads = 1, verbose = FALSE)
+  replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, sigma = "auto", lambda = lambdas,
+                        n_threads = 1, verbose = FALSE)
+  expect_equal(weighted$sigma_path, replicated$sigma_path, tolerance = 1e-8)
+  expect_same_fit(weighted, replicated)
+})
+
+test_that("zero weights give the fit without those rows, also for classes and CV", {
+  toy <- weights_toy()
+  keep <- toy$w > 0
+  w01 <- as.numeric(keep)
+  map <- rff(toy$x, 60, sigma = 1, seed = 4)
+  expect_same_fit(krr_fit(toy$x, toy$y, map, weights = w01, n_threads = 1, verbose = FALSE),
+                  krr_fit(toy$x[keep, ], toy$y[keep], map, n_threads = 1, verbose = FALSE))
+  label <- factor(ifelse(toy$y > 0.3, "hi", "lo"))
+  expect_same_fit(krr_fit(toy$x, label, map, weights = w01, n_threads = 1, verbose = FALSE),
+                  krr_fit(toy$x[keep, ], label[keep], map, n_threads = 1, verbose = FALSE))
+  folds <- rep(1:3, length.out = nrow(toy$x))
+  by_cv <- krr_fit(toy$x, toy$y, map, lambda = "cv", folds = folds, weights = w01, n_threads = 1,
+                   verbose = FALSE)
+  dropped <- krr_fit(toy$x[keep, ], toy$y[keep], map, lambda = "cv", folds = folds[keep],
+                     n_threads = 1, verbose = FALSE)
+  expect_equal(by_cv$path$cv, dropped$path$cv, tolerance = 1e-8)
+  expect_same_fit(by_cv, dropped)
+})
+
+test_that("weights match a direct weighted ridge solve", {
+  toy <- weights_toy(150)
+  w <- runif(150, 0.1, 2)
+  map <- rff(toy$x, 40, sigma = 1, seed = 5)
+  fit <- krr_fit(toy$x, toy$y, map, lambda = 0.2, weights = w, n_threads = 1, verbose = FALSE)
+  z <- predict(map, toy$x)
+  zbar <- colSums(w * z) / sum(w)
+  ybar <- sum(w * toy$y) / sum(w)
+  zc <- sweep(z, 2, zbar)
+  beta <- solve(crossprod(zc, w * zc) + diag(0.2, 40), crossprod(zc, w * (toy$y - ybar)))
+  expect_equal(drop(fit$coefficients), drop(beta), tolerance = 1e-9)
+  expect_equal(fit$intercept, ybar - sum(zbar * beta), tolerance = 1e-9)
+  expect_equal(nobs(fit), 150L)
+  expect_equal(fitted(fit), drop(z %*% beta) + ybar - sum(zbar * beta), tolerance = 1e-9,
+               ignore_attr = TRUE)
+})
+
+test_that("rbin fits take weights (replicated and dropped rows)", {
+  toy <- weights_toy(200)
+  copies <- rep(seq_along(toy$w), toy$w)
+  map <- rbin(toy$x, 15, seed = 6)
+  weighted <- krr_fit(toy$x, toy$y, map, lambda = 0.5, weights = toy$w, tol = 1e-12,
+                      n_threads = 1, verbose = FALSE)
+  replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, lambda = 0.5, tol = 1e-12,
+                        n_threads = 1, verbose = FALSE)
+  expect_same_fit(weighted, replicated, tolerance = 1e-7)
+  expect_equal(weighted$training_rmse, replicated$training_rmse, tolerance = 1e-7)
+  folds <- rep(1:3, length.out = 200)
+  keep <- toy$w > 0
+  cv_w <- krr_fit(toy$x, toy$y, map, lambda = "cv", folds = folds, weights = as.numeric(keep),
+                  tol = 1e-10, n_threads = 1, verbose = FALSE)
+  cv_d <- krr_fit(toy$x[keep, ], toy$y[keep], map, lambda = "cv", folds = folds[keep],
+                  tol = 1e-10, n_threads = 1, verbose = FALSE)
+  # CV solves stop at a relative residual of 1e-4: scores agree to that.
+  expect_equal(cv_w$path$cv, cv_d$path$cv, tolerance = 1e-3)
+  expect_same_fit(cv_w, cv_d, tolerance = 1e-6)
+})
+
+test_that("chunked data take weights per chunk (list element or file column)", {
+  toy <- weights_toy(240)
+  map <- rff(toy$x, 40, sigma = 1, seed = 7)
+  rows <- split(seq_len(240), rep(1:3, each = 80))
+  chunks <- lapply(unname(rows), function(r) list(x = toy$x[r, ], y = toy$y[r], weights = toy$w[r]))
+  fit <- krr_fit(chunked(chunks), map, n_threads = 1, verbose = FALSE)
+  in_memory <- krr_fit(toy$x, toy$y, map, weights = toy$w, n_threads = 1, verbose = FALSE)
+  expect_same_fit(fit, in_memory)
+  expect_identical(fit$n, 240)
+  paths <- vapply(1:3, function(i) tempfile(fileext = ".csv"), "")
+  on.exit(unlink(paths))
+  for (i in 1:3) {
+    utils::write.csv(data.frame(toy$x[rows[[i]], ], resp = toy$y[rows[[i]]], w = toy$w[rows[[i]]]),
+                     paths[i], row.names = FALSE)
+  }
+  from_files <- krr_fit(chunked(paths, y = "resp", weights = "w"), map, n_threads = 1,
+                        verbose = FALSE)
+  expect_same_fit(from_files, in_memory)
+  expect_error(krr_fit(chunked(chunks), map, weights = toy$w), class = "kitchen_error_argument")
+  chunks[[2]]$weights[3] <- -1
+  expect_error(krr_fit(chunked(chunks), map, n_threads = 1, verbose = FALSE), "Chunk 2")
+})
+
+test_that("bad weights are refused with the argument named", {
+  toy <- weights_toy(50)
+  map <- rff(toy$x, 20, sigma = 1, seed = 8)
+  fit_with <- function(w) krr_fit(toy$x, toy$y, map, weights = w, n_threads = 1, verbose = FALSE)
+  expect_error(fit_with(rep(1, 49)), "one weight per row")
+  expect_error(fit_with(c(-1, rep(1, 49))), "must not be negative")
+  expect_error(fit_with(c(NA, rep(1, 49))), "weights")
+  expect_error(fit_with(rep(0, 50)), "all be zero")
+  expect_error(fit_with(letters[1:50]), "numeric vector")
+})
