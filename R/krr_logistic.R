@@ -1,0 +1,220 @@
+# Kernel logistic regression on random features: krr_fit(loss = "logistic").
+#
+# Minimises sum_i w_i * (-log p_i[y_i]) + lambda * ||beta||^2 over the
+# coefficients of every class (intercepts not penalised), p_i the softmax of
+# the class links b_k + z(x_i)'beta_k; with two classes the first class's
+# link is fixed at 0, so that p_i is the logistic function of one link.
+#
+# Newton's method, one pass over the data per step: a Newton step for class
+# k's coefficients (the others held) is the weighted ridge regression of the
+# working response u = eta_k + (y_k - p_k) / (p_k (1 - p_k)) on the features
+# with weights w p_k (1 - p_k), so each pass accumulates the weighted
+# sufficient statistics (the same blocked kernels as least squares, never
+# the n x D feature matrix) and krr_solve() gives the step. Two classes take
+# one pass per step (exact Newton); K > 2 classes cycle through the classes
+# (block-coordinate Newton), K passes per sweep. A step that raises the
+# objective is halved.
+
+# The fit as krr_solve() returns it (coefficients D x K, intercepts, lambda,
+# path), with the Newton report and the fitted probabilities.
+logistic_ridge <- function(map, x, response, weights, lambda, folds, block_size, n_threads,
+                           verbose, tol, max_iter) {
+  onehot <- (response$y + 1) / 2
+  weights <- weights %||% rep(1, nrow(x))
+  path <- NULL
+  if (!is.numeric(lambda) || length(lambda) > 1) {
+    path <- logistic_cv_path(map, x, onehot, weights, lambda, folds, block_size, n_threads,
+                             verbose, tol)
+    lambda <- path$lambda[which.min(path$cv)]
+  }
+  fit <- logistic_newton(map, x, onehot, weights, lambda, NULL, block_size, n_threads, tol,
+                         max_iter)
+  if (!fit$converged) {
+    cli::cli_warn(c("Newton's method did not converge in {max_iter} passes over the data.",
+                    i = "Relative change of the objective {format(fit$change, digits = 3)}; a larger {.arg lambda} converges faster."))
+  }
+  probabilities <- softmax_rows(logistic_links(map, x, fit, block_size, n_threads))
+  dimnames(probabilities) <- list(rownames(x), response$levels)
+  colnames(fit$coefficients) <- names(fit$intercept) <- response$levels
+  list(coefficients = fit$coefficients, intercept = fit$intercept, lambda = lambda,
+       path = path %||% data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_),
+       fitted = probabilities,
+       training_rmse = sqrt(colSums(weights * (onehot - probabilities)^2) / sum(weights)),
+       logistic = list(passes = fit$passes, converged = fit$converged, change = fit$change,
+                       log_loss = fit$log_loss / sum(weights),
+                       accuracy = sum(weights * (max.col(probabilities, "first") == max.col(onehot, "first"))) /
+                         sum(weights)))
+}
+
+# Newton passes from `start` (a fit, or NULL for the intercept-only model)
+# at one lambda, until the objective changes by less than `tol` (relative)
+# over a sweep of all free classes.
+logistic_newton <- function(map, x, onehot, weights, lambda, start, block_size, n_threads,
+                            tol, max_iter) {
+  free <- if (ncol(onehot) == 2) 2L else seq_len(ncol(onehot))  # two classes: one link, the other 0
+  state <- start %||% logistic_start(map, onehot, weights)
+  accepted <- NULL     # the last state whose objective was measured and kept
+  sweep_start <- NULL  # the objective when the current sweep of the classes began
+  change <- Inf
+  passes <- 0L
+  index <- 1L
+  repeat {
+    class <- free[index]
+    pass <- logistic_pass(map, x, onehot, weights, state, class, block_size, n_threads)
+    passes <- passes + 1L
+    objective <- pass$log_loss + lambda * sum(state$coefficients^2)
+    if (!is.null(accepted) && objective > accepted$objective * (1 + 1e-12) && passes < max_iter) {
+      # The step overshot: halve it, and read the data again there.
+      state$coefficients <- (state$coefficients + accepted$coefficients) / 2
+      state$intercept <- (state$intercept + accepted$intercept) / 2
+      next
+    }
+    accepted <- list(coefficients = state$coefficients, intercept = state$intercept,
+                     objective = objective, log_loss = pass$log_loss)
+    if (index == 1L) {
+      if (!is.null(sweep_start)) {
+        change <- abs(sweep_start - objective) / max(objective, 1e-300)
+        if (change < tol) break
+      }
+      sweep_start <- objective
+    }
+    if (passes >= max_iter) break
+    # 1/2 sum W (u - eta)^2 + lambda ||beta||^2 is the least-squares fit at 2 lambda.
+    step <- krr_solve(pass$stats, 2 * lambda, n_threads)
+    state$coefficients[, class] <- step$coefficients
+    state$intercept[class] <- step$intercept
+    index <- index %% length(free) + 1L
+  }
+  c(accepted[c("coefficients", "intercept", "log_loss")],
+    list(passes = passes, converged = change < tol, change = change))
+}
+
+# The intercept-only model: links log(class share), no feature weight.
+logistic_start <- function(map, onehot, weights) {
+  share <- pmax(colSums(weights * onehot) / sum(weights), 1e-10)
+  intercept <- log(share) - if (ncol(onehot) == 2) log(share[1]) else 0
+  list(coefficients = matrix(0, map$n_features, ncol(onehot)), intercept = intercept)
+}
+
+# One pass: the weighted log-loss at `state`, and the statistics of the
+# working response of class `class` (weights w p (1 - p)).
+logistic_pass <- function(map, x, onehot, weights, state, class, block_size, n_threads) {
+  acc <- new_accumulator(map, 1L)
+  log_loss <- 0
+  n <- nrow(x)
+  for (start in seq(1, n, by = block_size)) {
+    rows <- start:min(n, start + block_size - 1)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    links <- z %*% state$coefficients + rep(state$intercept, each = length(rows))
+    p <- softmax_rows(links)
+    y <- onehot[rows, , drop = FALSE]
+    w <- weights[rows]
+    log_loss <- log_loss - sum(w * log(pmax(rowSums(p * y), 1e-300)))
+    curvature <- pmax(p[, class] * (1 - p[, class]), 1e-10)
+    working <- links[, class] + (y[, class] - p[, class]) / curvature
+    step_weights <- w * curvature
+    scale_rows_in_place_cpp(z, sqrt(step_weights))
+    acc$total <- add_statistics(acc$total, z, matrix(working), acc$blas, n_threads, step_weights)
+  }
+  list(stats = finish_statistics(acc), log_loss = log_loss)
+}
+
+# Class links of the rows of x under a fit (n x K).
+logistic_links <- function(map, x, fit, block_size, n_threads) {
+  n <- nrow(x)
+  out <- matrix(0, n, ncol(fit$coefficients))
+  for (start in seq(1, n, by = block_size)) {
+    rows <- start:min(n, start + block_size - 1)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    out[rows, ] <- z %*% fit$coefficients
+  }
+  sweep(out, 2, fit$intercept, "+")
+}
+
+# Row-wise softmax, shifted by the row maximum so that nothing overflows.
+softmax_rows <- function(links) {
+  links <- as.matrix(links)
+  e <- exp(links - apply(links, 1, max))
+  e / rowSums(e)
+}
+
+# K-fold CV of the held-out log-loss over candidate lambdas, largest first,
+# each fold warm-started from its previous solution and solved to a relative
+# change of max(tol, 1e-4) (scores need less precision than the final fit);
+# stops once the CV loss has risen for `patience` candidates past its
+# minimum.
+logistic_cv_path <- function(map, x, onehot, weights, lambda, folds, block_size, n_threads,
+                             verbose, tol, patience = 2) {
+  folds <- folds %||% krr_folds(NULL, nrow(x), 5)
+  lambdas <- if (is.character(lambda)) {
+    logistic_lambdas(map, x, onehot, weights, block_size, n_threads)
+  } else sort(lambda, decreasing = TRUE)
+  n_folds <- max(folds)
+  starts <- vector("list", n_folds)
+  cv <- rep(NA_real_, length(lambdas))
+  bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
+  for (l in seq_along(lambdas)) {
+    loss <- 0
+    for (k in seq_len(n_folds)) {
+      train <- folds != k
+      fit <- logistic_newton(map, x[train, , drop = FALSE], onehot[train, , drop = FALSE],
+                             weights[train], lambdas[l], starts[[k]], block_size, n_threads,
+                             tol = max(tol, 1e-4), max_iter = 50)
+      starts[[k]] <- fit
+      held <- softmax_rows(logistic_links(map, x[!train, , drop = FALSE], fit, block_size, n_threads))
+      loss <- loss - sum(weights[!train] * log(pmax(rowSums(held * onehot[!train, , drop = FALSE]), 1e-300)))
+    }
+    cv[l] <- loss / sum(weights)
+    if (!is.null(bar)) cli::cli_progress_update(id = bar)
+    if (l - which.min(cv) >= patience) break
+  }
+  reached <- !is.na(cv)
+  data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached])
+}
+
+# Candidates: the mean eigenvalue of Z'WZ at the start (w p (1 - p) <= w / 4)
+# times 10^1 .. 10^-6.
+logistic_lambdas <- function(map, x, onehot, weights, block_size, n_threads) {
+  rows <- if (nrow(x) > 2000) sort(sample.int(nrow(x), 2000)) else seq_len(nrow(x))
+  z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+  scale <- sum(weights) / length(rows) * sum(weights[rows] * z^2) / sum(weights[rows]) / 4
+  max(scale, .Machine$double.eps) * 10^seq(1, -6, length.out = 15)
+}
+
+# Each bandwidth candidate scored by its CV log-loss (when lambda is chosen
+# by CV); the best kept. The same result shape as krr_bandwidth_search().
+logistic_search <- function(map, sigmas, x, response, weights, lambda, folds, block_size,
+                            n_threads, verbose, tol, max_iter) {
+  began <- proc.time()[["elapsed"]]
+  fits <- lapply(sigmas, function(s) {
+    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
+    list(map = candidate,
+         solution = logistic_ridge(candidate, x, response, weights, lambda, folds, block_size,
+                                   n_threads, verbose, tol, max_iter))
+  })
+  scores <- vapply(fits, function(f) min(f$solution$path$cv %||% NA_real_), 0)
+  best <- if (length(fits) > 1) which.min(scores) else 1L
+  list(map = fits[[best]]$map, solution = fits[[best]]$solution,
+       sigma_path = bandwidth_path(fits, scores),
+       read = proc.time()[["elapsed"]] - began)
+}
+
+# The logistic loss needs classes and a dense map.
+check_logistic <- function(response, map, call = rlang::caller_env()) {
+  if (response$type != "class") {
+    abort_arg("{.code loss = \"logistic\"} needs a factor {.arg y} (classes), not numbers.", call = call)
+  }
+  if (inherits(map, "kitchen_rbin")) {
+    abort_arg(c("{.code loss = \"logistic\"} is not available for {.fn rbin} maps yet.",
+                i = "Use an {.fn rff} or {.fn fastfood} map, or the squared loss."), call = call)
+  }
+}
+
+# predict() of a logistic fit from the class links (n x K, named): the
+# probabilities ("response", "prob"), or the link: the log-odds of the
+# second class for two classes (as glm()), else the log-probabilities.
+logistic_output <- function(links, type) {
+  if (type != "link") return(softmax_rows(links))
+  if (ncol(links) == 2) return(stats::setNames(links[, 2] - links[, 1], rownames(links)))
+  links - apply(links, 1, max) - log(rowSums(exp(links - apply(links, 1, max))))
+}
