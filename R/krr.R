@@ -91,10 +91,13 @@
 #' @param loss `"squared"` (ridge regression; classes coded +1 / -1, one
 #'   column per class) or `"logistic"` for a factor `y`: kernel logistic
 #'   regression (binary, or multinomial with more than two classes),
-#'   minimising `sum(w * -log(p[y])) + lambda * ||beta||^2` by Newton's
-#'   method, one pass over the data per step (each step is a weighted
-#'   least-squares fit from the same streaming statistics; with K > 2
-#'   classes, one class at a time), so the feature matrix is never held.
+#'   minimising `sum(w * -log(p[y])) + lambda * ||beta||^2` by bound
+#'   optimisation (Boehning, 1992): the Hessian is bounded by a fixed
+#'   multiple of `Z'WZ`, read in one pass like the least-squares
+#'   statistics and factored once per lambda, and each step then needs one
+#'   pass for the gradient (features and `Z'W(Y - P)`, all classes at
+#'   once), accelerated by Nesterov's momentum; the feature matrix is never
+#'   held.
 #'   `lambda` is then chosen by K-fold CV of the held-out log-loss (largest
 #'   candidate first, each fold warm-started), unless one number is given;
 #'   `predict(type = "prob")` gives class probabilities. Not yet available
@@ -122,8 +125,8 @@
 #'   `"none"` never does.
 #' @param tol,max_iter Relative residual at which conjugate gradients stop,
 #'   and their iteration cap, for [rbin()] maps; with `loss = "logistic"`,
-#'   the relative change of the objective over a Newton sweep at which
-#'   Newton's method stops, and its cap on passes over the data.
+#'   the relative change of the objective between steps at which the
+#'   solver stops, and its cap on passes over the data.
 #' @param ... Arguments for the map constructor when `features` is a name.
 #' @return An object of class `kitchen_krr`: a plain list with the map,
 #'   `coefficients` (a `n_features x k` matrix), `intercept`, `lambda`, the
@@ -691,9 +694,9 @@ print.summary.kitchen_krr <- function(x, ...) {
     "log-loss, accuracy" = if (!is.null(fit$logistic)) sprintf("%s, %s (training)",
       format(fit$logistic$log_loss, digits = 4), format(fit$logistic$accuracy, digits = 4)),
     "CV log-loss" = if (!is.null(fit$logistic) && !is.null(x$cv)) format(x$cv, digits = 4),
-    "Newton" = if (!is.null(fit$logistic)) sprintf("%d passes over the data, %s",
+    "logistic solver" = if (!is.null(fit$logistic)) sprintf("bound optimisation, %d passes over the data, %s",
       fit$logistic$passes, if (fit$logistic$converged) "converged" else "NOT converged"),
-    "solver" = if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
+    "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("conjugate gradients, %s iterations, relative residual %s (tol %g)%s",
               paste(fit$solver$iterations, collapse = ", "),
               format(max(fit$solver$residual), digits = 2), fit$solver$tol,

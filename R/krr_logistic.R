@@ -4,19 +4,12 @@
 # coefficients of every class (intercepts not penalised), p_i the softmax of
 # the class links b_k + z(x_i)'beta_k; with two classes the first class's
 # link is fixed at 0, so that p_i is the logistic function of one link.
-#
-# Newton's method, one pass over the data per step: a Newton step for class
-# k's coefficients (the others held) is the weighted ridge regression of the
-# working response u = eta_k + (y_k - p_k) / (p_k (1 - p_k)) on the features
-# with weights w p_k (1 - p_k), so each pass accumulates the weighted
-# sufficient statistics (the same blocked kernels as least squares, never
-# the n x D feature matrix) and krr_solve() gives the step. Two classes take
-# one pass per step (exact Newton); K > 2 classes cycle through the classes
-# (block-coordinate Newton), K passes per sweep. A step that raises the
-# objective is halved.
+# Solved by bound optimisation (logistic_bound()): one pass for Z'WZ, then
+# one cheap pass (features and the gradient, never the n x D matrix) per
+# step.
 
 # The fit as krr_solve() returns it (coefficients D x K, intercepts, lambda,
-# path), with the Newton report and the fitted probabilities.
+# path), with the solver's report and the fitted probabilities.
 logistic_ridge <- function(map, x, response, weights, lambda, folds, block_size, n_threads,
                            verbose, tol, max_iter) {
   onehot <- (response$y + 1) / 2
@@ -27,11 +20,11 @@ logistic_ridge <- function(map, x, response, weights, lambda, folds, block_size,
                              verbose, tol)
     lambda <- path$lambda[which.min(path$cv)]
   }
-  fit <- logistic_newton(map, x, onehot, weights, lambda, NULL, block_size, n_threads, tol,
-                         max_iter)
+  fit <- logistic_bound(map, x, onehot, weights, lambda, NULL, block_size, n_threads, tol,
+                        max_iter)
   if (!fit$converged) {
-    cli::cli_warn(c("Newton's method did not converge in {max_iter} passes over the data.",
-                    i = "Relative change of the objective {format(fit$change, digits = 3)}; a larger {.arg lambda} converges faster."))
+    cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
+                    i = "Relative change of the objective {format(fit$change, digits = 3)}; raise {.arg max_iter} or {.arg lambda}."))
   }
   probabilities <- softmax_rows(logistic_links(map, x, fit, block_size, n_threads))
   dimnames(probabilities) <- list(rownames(x), response$levels)
@@ -46,47 +39,94 @@ logistic_ridge <- function(map, x, response, weights, lambda, folds, block_size,
                          sum(weights)))
 }
 
-# Newton passes from `start` (a fit, or NULL for the intercept-only model)
-# at one lambda, until the objective changes by less than `tol` (relative)
-# over a sweep of all free classes.
-logistic_newton <- function(map, x, onehot, weights, lambda, start, block_size, n_threads,
-                            tol, max_iter) {
-  free <- if (ncol(onehot) == 2) 2L else seq_len(ncol(onehot))  # two classes: one link, the other 0
+# Bound optimisation (Boehning 1992): the Hessian of the log-loss is at most
+# c [1 Z]'W[1 Z] with c = 1/4 for two classes and 1/2 for more (W the sample
+# weights), a matrix that does not change between steps. So Z'WZ is read
+# once (`stats`, or one pass here), factored once per lambda, and each step
+# needs only the gradient: one pass computing features and Z'W(Y - P), no
+# Gram matrix, every class at once. Steps are extrapolated (Nesterov's
+# momentum, restarted when the objective rises), and every step of the
+# bound itself never raises it.
+logistic_bound <- function(map, x, onehot, weights, lambda, start, block_size, n_threads,
+                           tol, max_iter, stats = NULL) {
+  k <- ncol(onehot)
+  free <- if (k == 2) 2L else seq_len(k)
+  curvature <- if (k == 2) 1 / 4 else 1 / 2
+  stats <- stats %||% krr_statistics(map, x, matrix(0, nrow(x), 1), block_size, n_threads,
+                                     FALSE, NULL, weights)
+  n <- stats$n
+  zbar <- stats$zsum / n
+  factor <- chol(curvature * (stats$gram - n * tcrossprod(zbar)) +
+                   diag(2 * lambda, length(zbar)))
   state <- start %||% logistic_start(map, onehot, weights)
-  accepted <- NULL     # the last state whose objective was measured and kept
-  sweep_start <- NULL  # the objective when the current sweep of the classes began
-  change <- Inf
+  accepted <- NULL
+  momentum <- 1
   passes <- 0L
-  index <- 1L
+  change <- Inf
   repeat {
-    class <- free[index]
-    pass <- logistic_pass(map, x, onehot, weights, state, class, block_size, n_threads)
+    pass <- logistic_gradient(map, x, onehot, weights, state, block_size, n_threads)
     passes <- passes + 1L
     objective <- pass$log_loss + lambda * sum(state$coefficients^2)
-    if (!is.null(accepted) && objective > accepted$objective * (1 + 1e-12) && passes < max_iter) {
-      # The step overshot: halve it, and read the data again there.
-      state$coefficients <- (state$coefficients + accepted$coefficients) / 2
-      state$intercept <- (state$intercept + accepted$intercept) / 2
+    if (!is.null(accepted) && objective > accepted$objective) {
+      # The extrapolated point is worse: restart from the last bound step.
+      if (passes >= max_iter) break
+      state <- accepted$bound_step
+      momentum <- 1
       next
     }
+    if (!is.null(accepted)) {
+      change <- abs(accepted$objective - objective) / max(objective, 1e-300)
+    }
+    previous <- accepted
     accepted <- list(coefficients = state$coefficients, intercept = state$intercept,
                      objective = objective, log_loss = pass$log_loss)
-    if (index == 1L) {
-      if (!is.null(sweep_start)) {
-        change <- abs(sweep_start - objective) / max(objective, 1e-300)
-        if (change < tol) break
-      }
-      sweep_start <- objective
+    if (change < tol || passes >= max_iter) break
+    # The bound's minimiser from `state`: (c Zc'WZc + 2 lambda) d = g - 2 lambda beta,
+    # and the intercepts from c (n db + s'd) = g0.
+    rhs <- pass$zg[, free, drop = FALSE] - zbar %o% pass$g0[free] -
+      2 * lambda * state$coefficients[, free, drop = FALSE]
+    step <- backsolve(factor, forwardsolve(t(factor), rhs))
+    bound_step <- state
+    bound_step$coefficients[, free] <- state$coefficients[, free] + step
+    bound_step$intercept[free] <- state$intercept[free] + pass$g0[free] / (curvature * n) -
+      colSums(zbar * step)
+    accepted$bound_step <- bound_step
+    # Nesterov's extrapolation from the previous bound step.
+    next_momentum <- (1 + sqrt(1 + 4 * momentum^2)) / 2
+    state <- bound_step
+    if (!is.null(previous$bound_step)) {
+      blend <- (momentum - 1) / next_momentum
+      state$coefficients <- bound_step$coefficients +
+        blend * (bound_step$coefficients - previous$bound_step$coefficients)
+      state$intercept <- bound_step$intercept +
+        blend * (bound_step$intercept - previous$bound_step$intercept)
     }
-    if (passes >= max_iter) break
-    # 1/2 sum W (u - eta)^2 + lambda ||beta||^2 is the least-squares fit at 2 lambda.
-    step <- krr_solve(pass$stats, 2 * lambda, n_threads)
-    state$coefficients[, class] <- step$coefficients
-    state$intercept[class] <- step$intercept
-    index <- index %% length(free) + 1L
+    momentum <- next_momentum
   }
   c(accepted[c("coefficients", "intercept", "log_loss")],
     list(passes = passes, converged = change < tol, change = change))
+}
+
+# One pass: the weighted log-loss at `state` and its gradient in the links'
+# coefficients: Z'W(Y - P) (D x K) and colSums(W(Y - P)).
+logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_threads) {
+  k <- ncol(onehot)
+  zg <- matrix(0, map$n_features, k)
+  g0 <- numeric(k)
+  log_loss <- 0
+  n <- nrow(x)
+  for (start in seq(1, n, by = block_size)) {
+    rows <- start:min(n, start + block_size - 1)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    p <- softmax_rows(z %*% state$coefficients + rep(state$intercept, each = length(rows)))
+    y <- onehot[rows, , drop = FALSE]
+    w <- weights[rows]
+    log_loss <- log_loss - sum(w * log(pmax(rowSums(p * y), 1e-300)))
+    residual <- w * (y - p)
+    zg <- zg + crossprod(z, residual)
+    g0 <- g0 + colSums(residual)
+  }
+  list(log_loss = log_loss, zg = zg, g0 = g0)
 }
 
 # The intercept-only model: links log(class share), no feature weight.
@@ -94,29 +134,6 @@ logistic_start <- function(map, onehot, weights) {
   share <- pmax(colSums(weights * onehot) / sum(weights), 1e-10)
   intercept <- log(share) - if (ncol(onehot) == 2) log(share[1]) else 0
   list(coefficients = matrix(0, map$n_features, ncol(onehot)), intercept = intercept)
-}
-
-# One pass: the weighted log-loss at `state`, and the statistics of the
-# working response of class `class` (weights w p (1 - p)).
-logistic_pass <- function(map, x, onehot, weights, state, class, block_size, n_threads) {
-  acc <- new_accumulator(map, 1L)
-  log_loss <- 0
-  n <- nrow(x)
-  for (start in seq(1, n, by = block_size)) {
-    rows <- start:min(n, start + block_size - 1)
-    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
-    links <- z %*% state$coefficients + rep(state$intercept, each = length(rows))
-    p <- softmax_rows(links)
-    y <- onehot[rows, , drop = FALSE]
-    w <- weights[rows]
-    log_loss <- log_loss - sum(w * log(pmax(rowSums(p * y), 1e-300)))
-    curvature <- pmax(p[, class] * (1 - p[, class]), 1e-10)
-    working <- links[, class] + (y[, class] - p[, class]) / curvature
-    step_weights <- w * curvature
-    scale_rows_in_place_cpp(z, sqrt(step_weights))
-    acc$total <- add_statistics(acc$total, z, matrix(working), acc$blas, n_threads, step_weights)
-  }
-  list(stats = finish_statistics(acc), log_loss = log_loss)
 }
 
 # Class links of the rows of x under a fit (n x K).
@@ -140,7 +157,7 @@ softmax_rows <- function(links) {
 
 # K-fold CV of the held-out log-loss over candidate lambdas, largest first,
 # each fold warm-started from its previous solution and solved to a relative
-# change of max(tol, 1e-4) (scores need less precision than the final fit);
+# change of max(tol, 1e-6) (scores need less precision than the final fit);
 # stops once the CV loss has risen for `patience` candidates past its
 # minimum.
 logistic_cv_path <- function(map, x, onehot, weights, lambda, folds, block_size, n_threads,
@@ -150,6 +167,9 @@ logistic_cv_path <- function(map, x, onehot, weights, lambda, folds, block_size,
     logistic_lambdas(map, x, onehot, weights, block_size, n_threads)
   } else sort(lambda, decreasing = TRUE)
   n_folds <- max(folds)
+  # Each fold's Z'WZ on its training rows, from one pass with per-fold sums.
+  stats <- krr_statistics(map, x, matrix(0, nrow(x), 1), block_size, n_threads, FALSE, folds,
+                          weights)
   starts <- vector("list", n_folds)
   cv <- rep(NA_real_, length(lambdas))
   bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
@@ -157,9 +177,10 @@ logistic_cv_path <- function(map, x, onehot, weights, lambda, folds, block_size,
     loss <- 0
     for (k in seq_len(n_folds)) {
       train <- folds != k
-      fit <- logistic_newton(map, x[train, , drop = FALSE], onehot[train, , drop = FALSE],
-                             weights[train], lambdas[l], starts[[k]], block_size, n_threads,
-                             tol = max(tol, 1e-4), max_iter = 50)
+      fit <- logistic_bound(map, x[train, , drop = FALSE], onehot[train, , drop = FALSE],
+                            weights[train], lambdas[l], starts[[k]], block_size, n_threads,
+                            tol = max(tol, 1e-6), max_iter = 200,
+                            stats = sum_statistics(stats, stats$folds[[k]], sign = -1))
       starts[[k]] <- fit
       held <- softmax_rows(logistic_links(map, x[!train, , drop = FALSE], fit, block_size, n_threads))
       loss <- loss - sum(weights[!train] * log(pmax(rowSums(held * onehot[!train, , drop = FALSE]), 1e-300)))
