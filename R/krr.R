@@ -184,8 +184,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
 
   started <- proc.time()[["elapsed"]]
   if (logistic) {
-    search <- logistic_search(map, sigmas, x, response, weights, lambda, folds, block_size,
-                              n_threads, verbose, tol, max_iter)
+    search <- logistic_search(map, sigmas, function(candidate) {
+      memory_logistic_source(candidate, x, response$y, weights, folds, block_size, n_threads)
+    }, response$levels, lambda, if (!is.null(folds)) max(folds), tol, max_iter, verbose)
   } else if (binned) {
     solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads,
                              verbose, weights)
@@ -203,6 +204,12 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   fit$fitted.values <- search$solution$fitted %||%
     predict_rows(fit, map_input(fit$map, x, arg = "x"), n_threads, block_size, verbose,
                  "Fitted values")
+  if (logistic) {
+    fit$fitted.values <- softmax_rows(fit$fitted.values)
+    indicators <- (response$y + 1) / 2
+    fit$training_rmse <- sqrt(colSums((weights %||% 1) * (indicators - fit$fitted.values)^2) /
+                                fit$total_weight)
+  }
   fit$y <- y
   fit
 }
