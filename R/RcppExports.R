@@ -29,8 +29,12 @@ gram_update_cpp <- function(gram, z, use_blas, n_threads, simd) {
     .Call(`_kitchen_gram_update_cpp`, gram, z, use_blas, n_threads, simd)
 }
 
-gram_symmetrize_cpp <- function(gram) {
-    .Call(`_kitchen_gram_symmetrize_cpp`, gram)
+gram_symmetrize_cpp <- function(gram, n_threads = 1L) {
+    .Call(`_kitchen_gram_symmetrize_cpp`, gram, n_threads)
+}
+
+gram_center_cpp <- function(gram, zbar, n, n_threads) {
+    .Call(`_kitchen_gram_center_cpp`, gram, zbar, n, n_threads)
 }
 
 kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
@@ -67,6 +71,10 @@ ridge_path_coefficients_cpp <- function(gram, zy, lambdas, use_lapack, n_threads
 
 tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entries = 0) {
     .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries)
+}
+
+sparse_problem_cpp <- function(x) {
+    .Call(`_kitchen_sparse_problem_cpp`, x)
 }
 
 first_nonfinite_cpp <- function(x) {

@@ -7,9 +7,15 @@
 
 # The fit, as krr_solve() returns it for dense maps, plus the solver's report.
 # `folds` (or NULL) scores the candidate lambdas by K-fold CV.
-binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose) {
+binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
+                         call = rlang::caller_env()) {
+  if (is.numeric(lambda) && any(lambda <= 0)) {
+    # CG needs Z'Z + lambda I positive definite; Z'Z alone is singular.
+    abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
+              call = call)
+  }
   began <- proc.time()[["elapsed"]]
-  cols <- rbin_columns(map, x, n_threads)
+  cols <- rbin_columns(map, x, n_threads, arg = "x")
   features_time <- proc.time()[["elapsed"]] - began
   value <- 1 / sqrt(map$n_grids)
   ops <- list(
