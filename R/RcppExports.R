@@ -33,6 +33,10 @@ gram_symmetrize_cpp <- function(gram, n_threads = 1L) {
     .Call(`_kitchen_gram_symmetrize_cpp`, gram, n_threads)
 }
 
+gram_zeros_cpp <- function(dim, n_threads = 1L) {
+    .Call(`_kitchen_gram_zeros_cpp`, dim, n_threads)
+}
+
 gram_center_cpp <- function(gram, zbar, n, n_threads) {
     .Call(`_kitchen_gram_center_cpp`, gram, zbar, n, n_threads)
 }

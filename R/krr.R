@@ -400,7 +400,7 @@ finish_statistics <- function(acc) {
 }
 
 empty_statistics <- function(dim, k) {
-  list(gram = matrix(0, dim, dim), zy = matrix(0, dim, k), zsum = numeric(dim),
+  list(gram = gram_zeros_cpp(dim), zy = matrix(0, dim, k), zsum = numeric(dim),
        ysum = numeric(k), yy = numeric(k), n = 0)
 }
 

@@ -29,7 +29,7 @@ input_rescaling <- function(x, method, call = rlang::caller_env()) {
   }
   # Constant columns: centred, not scaled (any scale gives zero anyway).
   spread[!(spread > 0)] <- 1
-  tiny <- which(!is.finite(1 / spread))
+  tiny <- which(is.finite(spread) & !is.finite(1 / spread))
   if (length(tiny)) {
     abort_arg(c("{.arg x} has columns too small to rescale (1 / their spread overflows a double).",
                 x = "Columns: {tiny}.", i = "Multiply them by a large constant first."),

@@ -113,6 +113,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// gram_zeros_cpp
+SEXP gram_zeros_cpp(int dim, int n_threads);
+RcppExport SEXP _kitchen_gram_zeros_cpp(SEXP dimSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< int >::type dim(dimSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_zeros_cpp(dim, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // gram_center_cpp
 SEXP gram_center_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericVector zbar, double n, int n_threads);
 RcppExport SEXP _kitchen_gram_center_cpp(SEXP gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP n_threadsSEXP) {
@@ -328,6 +339,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 5},
     {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 2},
+    {"_kitchen_gram_zeros_cpp", (DL_FUNC) &_kitchen_gram_zeros_cpp, 2},
     {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},

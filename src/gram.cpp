@@ -12,6 +12,8 @@
 #include "kitchen/gram.hpp"
 #include "parallel_chunks.h"
 
+SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
+
 namespace {
 
 // Eigen on all rows, panel by panel. Eigen may allocate (and throw) inside
@@ -77,7 +79,8 @@ Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatri
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
   const std::size_t rows = z.nrow(), dim = z.ncol();
-  Rcpp::NumericMatrix out = Rcpp::clone(gram);
+  if (gram.nrow() != gram.ncol()) Rcpp::stop("gram must be square.");
+  Rcpp::NumericMatrix out(gram_copy_interruptible(gram, gram.nrow(), n_threads));
   double* g = out.begin();
   const double* zp = z.begin();
   if (rows > 0 && dim > 0) {

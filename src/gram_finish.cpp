@@ -26,6 +26,28 @@ SEXP gram_symmetrize_cpp(Rcpp::NumericMatrix gram, int n_threads = 1) {
   return out;
 }
 
+// A copy of gram (or, for NULL, a dim x dim matrix of zeros), filled by
+// blocks of columns between interrupt checks: R's clone or matrix(0, D, D)
+// of a 1 GB matrix holds the main thread for seconds (first touch).
+SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads) {
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(dim, dim));
+  const double* g = Rf_isNull(gram) ? nullptr : REAL(gram);
+  double* res = REAL(out);
+  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim),
+                                    2.0 * dim * kitchen::gram_finish_block, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    for (std::size_t u = begin; u < end; ++u) kitchen::gram_copy(g, dim, u, res);
+  });
+  return out;
+}
+
+// A dim x dim matrix of zeros, for the running Z'Z.
+// [[Rcpp::export(rng = false)]]
+SEXP gram_zeros_cpp(int dim, int n_threads = 1) {
+  if (dim < 0) Rcpp::stop("dim must not be negative.");
+  return gram_copy_interruptible(R_NilValue, static_cast<std::size_t>(dim), n_threads);
+}
+
 // gram - n * tcrossprod(zbar) for a symmetric gram (a new matrix).
 // [[Rcpp::export(rng = false)]]
 SEXP gram_center_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericVector zbar, double n,

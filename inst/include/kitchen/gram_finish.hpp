@@ -17,6 +17,16 @@ inline std::size_t gram_finish_units(std::size_t dim) {
   return (dim + gram_finish_block - 1) / gram_finish_block;
 }
 
+// Columns of unit u of g copied to out (zeros when g is null).
+inline void gram_copy(const double* g, std::size_t dim, std::size_t u, double* out) {
+  const std::size_t j0 = u * gram_finish_block, j1 = std::min(dim, j0 + gram_finish_block);
+  if (g) {
+    std::copy(g + j0 * dim, g + j1 * dim, out + j0 * dim);
+  } else {
+    std::fill(out + j0 * dim, out + j1 * dim, 0.0);
+  }
+}
+
 // Columns of unit u: out[i, j] = g[min(i, j), max(i, j)] for j in the unit.
 inline void gram_symmetric_copy(const double* g, std::size_t dim, std::size_t u, double* out) {
   const std::size_t j0 = u * gram_finish_block, j1 = std::min(dim, j0 + gram_finish_block);
