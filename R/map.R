@@ -100,7 +100,9 @@ check_column_names <- function(names, arg, call) {
 # prediction, by the training names.
 fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
                       call = rlang::caller_env()) {
+  # `newdata` is never reassigned: `arg` names the caller's expression.
   training <- object$col_names
+  matched <- newdata
   if (is.null(object$map$col_names) && !is.null(training)) {
     x <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
     names <- colnames(x)
@@ -111,10 +113,10 @@ fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
         abort_arg(c("{.arg {arg}} lacks columns the model was fitted with.",
                     x = "Missing: {.val {missing}}."), call = call)
       }
-      newdata <- x[, training, drop = FALSE]
+      matched <- x[, training, drop = FALSE]
     }
   }
-  map_input(object$map, newdata, arg = arg, call = call)
+  map_input(object$map, matched, arg = arg, call = call)
 }
 
 # Refuses, with the memory it would need, a map whose numbers (or whose

@@ -54,3 +54,13 @@ test_that("chunks with duplicated names are refused", {
   expect_s3_class(err, "kitchen_error_argument")
   expect_match(paste(conditionMessage(err), conditionMessage(err$parent)), "distinct")
 })
+
+test_that("errors while matching by training names name predict()'s argument", {
+  map <- rff(3, 20, sigma = 1, seed = 1)
+  fit <- krr_fit(x, y, map, lambda = 1, n_threads = 1)
+  bad <- x[, c("c", "a", "b")]
+  bad[2, 1] <- NA
+  err <- tryCatch(predict(fit, bad), error = function(e) e)
+  expect_s3_class(err, "kitchen_error_argument")
+  expect_match(conditionMessage(err), "`newdata` must not contain NA")
+})
