@@ -29,8 +29,16 @@ gram_update_cpp <- function(gram, z, use_blas, n_threads, simd) {
     .Call(`_kitchen_gram_update_cpp`, gram, z, use_blas, n_threads, simd)
 }
 
-gram_symmetrize_cpp <- function(gram) {
-    .Call(`_kitchen_gram_symmetrize_cpp`, gram)
+gram_symmetrize_cpp <- function(gram, n_threads = 1L) {
+    .Call(`_kitchen_gram_symmetrize_cpp`, gram, n_threads)
+}
+
+gram_zeros_cpp <- function(dim, n_threads = 1L) {
+    .Call(`_kitchen_gram_zeros_cpp`, dim, n_threads)
+}
+
+gram_center_cpp <- function(gram, zbar, n, n_threads) {
+    .Call(`_kitchen_gram_center_cpp`, gram, zbar, n, n_threads)
 }
 
 kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
@@ -71,6 +79,10 @@ tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entri
 
 scale_rows_in_place_cpp <- function(z, root) {
     invisible(.Call(`_kitchen_scale_rows_in_place_cpp`, z, root))
+}
+
+sparse_problem_cpp <- function(x) {
+    .Call(`_kitchen_sparse_problem_cpp`, x)
 }
 
 first_nonfinite_cpp <- function(x) {

@@ -319,10 +319,12 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   fold_count <- if (identical(lambda, "cv")) n_folds
   here <- rlang::current_env()  # errors from the pass name krr_fit()
+  first_pass <- new.env()  # what each chunk held, to check later passes against
 
   started <- proc.time()[["elapsed"]]
   search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
-    chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here)
+    chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here,
+                       first_pass = first_pass)
   }, resolve_threads(n_threads))
   info <- search$stats$chunks
   new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count), info$response,
@@ -349,8 +351,12 @@ chunked_map <- function(features, call = rlang::caller_env()) {
 # with `chunks` describing the response and columns seen. Each chunk gives
 # its own partial sums (fit_chunk(), in this process or in a future), added
 # here in chunk order, so that the result does not depend on the engine.
-# With `n_folds`, chunk i goes to fold (i - 1) %% n_folds + 1.
-chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, call) {
+# With `n_folds`, chunk i goes to fold (i - 1) %% n_folds + 1. Each pass
+# (one per bandwidth candidate) must read the same chunks: the first records
+# each chunk's fingerprint in the environment `first_pass`, later ones
+# compare.
+chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, call,
+                               first_pass = new.env()) {
   acc <- NULL
   response <- NULL
   col_names <- NULL
@@ -368,6 +374,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
         if (!is.null(redo$error)) stop(redo$error)
         part <- redo$value
       }
+      check_same_chunk(first_pass, i, part$fingerprint)
       merged <- merge_response(response, part$response)
       response <<- merged$state
       fold <- if (!is.null(n_folds)) (i - 1) %% n_folds + 1
@@ -376,6 +383,12 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
     })
   })
   if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+  if (is.null(first_pass$n_read)) first_pass$n_read <- n_read
+  if (n_read != first_pass$n_read) {
+    abort_arg(c("{.arg x} gave {n_read} chunk{?s} on this pass over the data, {first_pass$n_read} on the first.",
+                i = "A source must give the same chunks on every pass (one pass per {.arg sigma} candidate)."),
+              call = call)
+  }
   if (!is.null(n_folds) && n_read < n_folds) {
     abort_arg("{.code lambda = \"cv\"} assigns whole chunks to folds: {.arg n_folds} ({n_folds}) must not exceed the number of chunks ({n_read}).",
               call = call)
@@ -397,13 +410,28 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
   x <- map_input(map, chunk$x, arg = "x")
   names <- colnames(x)
+  if (!is.null(names)) check_column_names(names, "x", NULL)  # they order the other chunks
   if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
   coded <- chunk_response(chunk$y, nrow(x))
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
   acc <- new_accumulator(map, ncol(coded$y))
   acc <- accumulate_rows(acc, map, x, coded$y, NULL, block_size, resolve_threads(n_threads),
                          weights = weights)
-  list(stats = acc$total, response = coded$state, col_names = names)
+  list(stats = acc$total, response = coded$state, col_names = names,
+       fingerprint = c(rows = nrow(x), x = sum(x), y = sum(coded$y),
+                       weights = if (!is.null(weights)) sum(weights)))
+}
+
+# A chunk's rows and sums must be those it had on the first pass.
+check_same_chunk <- function(first_pass, i, fingerprint) {
+  key <- as.character(i)
+  known <- first_pass[[key]]
+  if (is.null(known)) {
+    assign(key, fingerprint, envir = first_pass)
+  } else if (!identical(known, fingerprint)) {
+    abort_arg(c("It differs from what it held on the first pass over the data (row count or sums).",
+                i = "A source must give the same chunks on every pass (one pass per {.arg sigma} candidate)."))
+  }
 }
 
 # TRUE when a chunk has chunk 1's columns in another order (an error when
@@ -477,6 +505,7 @@ chunk_response <- function(y, n) {
   if (nrow(y) != n) {
     abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(y)}.")
   }
+  if (ncol(y) == 0) abort_arg("{.arg y} must have at least one column.")
   list(y = y, state = state)
 }
 
@@ -576,7 +605,7 @@ predict_chunked <- function(object, newdata, type, n_threads, block_size, parall
 predict_chunk <- function(chunk, i, object, type, block_size, n_threads) {
   # Checked here so that the message names `x` (formula fits check in
   # model.frame()).
-  x <- if (is.null(object$terms)) map_input(object$map, chunk$x, arg = "x") else chunk$x
+  x <- if (is.null(object$terms)) fit_input(object, chunk$x, arg = "x") else chunk$x
   predict.kitchen_krr(object, x, type = type, n_threads = n_threads, block_size = block_size,
                       parallel = "none")
 }

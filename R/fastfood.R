@@ -62,6 +62,11 @@ fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
     while (p < d) p <- 2L * p
     m <- if (type == "cos_sin") n_features / 2 else n_features
     n_blocks <- ceiling(m / p)
+    check_map_size(4 * as.double(p) * n_blocks, "The map's diagonals and permutations", "n_features")
+    if (!all(is.finite(1 / (setup$kernel$sigma * setup$rescale$scale)))) {
+      abort_arg(c("{.arg sigma} ({format(setup$kernel$sigma)}) times the column scales is too small: the frequencies overflow.",
+                  i = "Rescale {.arg x}, or use a larger {.arg sigma}."))
+    }
     # One byte per sign (0 for -1, 1 for +1): a quarter of an integer.
     signs <- matrix(as.raw(sample.int(2L, p * n_blocks, replace = TRUE) - 1L), p, n_blocks)
     perm <- matrix(as.integer(replicate(n_blocks, sample.int(p))), p, n_blocks)

@@ -28,7 +28,8 @@
 #' @param n_threads Number of threads, or `NULL` for the default (see
 #'   [kitchen_threads()]).
 #' @return A double vector or matrix of the same shape as `x`, with the same
-#'   names, dims and dimnames.
+#'   names, dims and dimnames. Outputs beyond the largest double are `Inf`
+#'   or `-Inf`; finite input never gives NaN.
 #' @export
 #' @examples
 #' fwht(c(1, 0, 0, 0))
@@ -60,5 +61,11 @@ fwht <- function(x, normalize = FALSE, n_threads = NULL) {
   # the data) and returns NULL if it finds one.
   out <- fwht_cpp(x, n, normalize, n_threads, resolve_simd())
   if (is.null(out)) abort_nonfinite(x)
+  if (first_nonfinite_cpp(out) > 0) {
+    # A partial sum overflowed, and Inf - Inf gave NaN. On x / n (exact: n
+    # is a power of two) no partial sum can exceed max |x|; times n, only
+    # the outputs that truly exceed the largest double become +-Inf.
+    out <- fwht_cpp(x / n, n, normalize, n_threads, resolve_simd()) * n
+  }
   out
 }

@@ -6,6 +6,12 @@
 as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
                            call = rlang::caller_env()) {
   if (allow_sparse && inherits(x, "dgCMatrix")) {
+    # Before anything (Matrix included) indexes with the slots.
+    problem <- sparse_problem_cpp(x)
+    if (!is.null(problem)) {
+      abort_arg(c("{.arg {arg}} is a malformed dgCMatrix ({.fn validObject} would fail).",
+                  x = "{problem}."), call = call)
+    }
     check_shape(dim(x), arg, call)
     check_finite(x@x, arg = arg, call = call)
     return(x)

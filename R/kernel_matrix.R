@@ -57,7 +57,7 @@ kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = N
 
   kind <- kernel_matrix_kind(kernel)
   k <- kernel_matrix_cpp(x, y, FALSE, kind, kernel$sigma, n_threads)
-  if (kind == "distance") k <- matern_from_distance(k, kernel$sigma, kernel$nu)
+  if (kind == "distance") k <- matern_from_distance(k, 1, kernel$nu)  # k holds r / sigma
   if (!is.null(rownames(x)) || !is.null(rownames(y))) {
     dimnames(k) <- list(rownames(x), rownames(y))
   }
@@ -97,10 +97,11 @@ kernel_matrix_kind <- function(kernel) {
 # log scale so neither t^nu nor K_nu(t) overflows; 1 at r = 0, the limit.
 matern_from_distance <- function(r, sigma, nu) {
   t <- sqrt(2 * nu) * r / sigma
-  positive <- t > 0
+  positive <- t > 0 & is.finite(t)
   tp <- t[positive]
   log_k <- (1 - nu) * log(2) - lgamma(nu) + nu * log(tp) + log_bessel_k(tp, nu)
   r[] <- 1
+  r[is.infinite(t)] <- 0  # a distance that overflowed: the limit, not Inf * 0
   # pmin: rounding must not push a value above k(0) = 1; an infinite log_k
   # only arises for t so small that k is 1 to double precision.
   r[positive] <- pmin(exp(log_k), 1)

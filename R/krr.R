@@ -157,6 +157,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
                             block_size = 4096, tol = 1e-6, max_iter = 1000, ...) {
   call <- fit_call(match.call())
   x <- as_data_matrix(x, allow_sparse = TRUE)
+  check_column_names(colnames(x), "x", rlang::current_env())  # kept to match predict()'s columns
   response <- krr_response(y, nrow(x))
   loss <- match_choice(loss, c("squared", "logistic"))
   weights <- check_weights(weights, nrow(x))
@@ -299,6 +300,7 @@ krr_response <- function(y, n, call = rlang::caller_env()) {
     abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(out$y)}.",
               call = call)
   }
+  if (ncol(out$y) == 0) abort_arg("{.arg y} must have at least one column.", call = call)
   out
 }
 
@@ -468,7 +470,7 @@ finish_statistics <- function(acc) {
 # `n` is the sum of the weights (the row count without weights), `rows` the
 # row count.
 empty_statistics <- function(dim, k) {
-  list(gram = matrix(0, dim, dim), zy = matrix(0, dim, k), zsum = numeric(dim),
+  list(gram = gram_zeros_cpp(dim), zy = matrix(0, dim, k), zsum = numeric(dim),
        ysum = numeric(k), yy = numeric(k), n = 0, rows = 0)
 }
 
@@ -495,16 +497,18 @@ sum_statistics <- function(a, b, sign = 1) {
 
 # Ridge solution with an unpenalised intercept from the sufficient statistics.
 krr_solve <- function(stats, lambda, n_threads) {
+  check_response_sums(stats)
   n <- stats$n
   zbar <- stats$zsum / n
   ybar <- stats$ysum / n
-  gram <- stats$gram - n * tcrossprod(zbar)          # centred Z'Z
+  gram <- gram_center_cpp(stats$gram, zbar, n, n_threads)  # centred Z'Z (C++: interruptible)
   zy <- stats$zy - n * tcrossprod(zbar, ybar)        # centred Z'y
   yy <- stats$yy - n * ybar^2                        # centred y'y, per response
   dim <- nrow(gram)
+  if (features_constant(gram, stats$gram)) return(intercept_only_fit(stats, lambda, ybar, zbar, yy))
 
   if (is.numeric(lambda) && length(lambda) == 1) {
-    factor <- chol(gram + diag(lambda, dim))
+    factor <- ridge_cholesky(gram, lambda)
     w <- backsolve(factor, forwardsolve(t(factor), zy))
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
   } else {
@@ -514,9 +518,11 @@ krr_solve <- function(stats, lambda, n_threads) {
     # the same reduction of Z'Z that gives the chosen coefficients.
     lambdas <- if (is.character(lambda)) default_lambdas(diag(gram)) else lambda
     cv <- if (identical(lambda, "cv")) cv_path(stats, lambdas, n_threads)
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas,
-                                 if (is.null(cv)) 0L else which.min(cv),
+    chosen <- if (is.null(cv)) 0L else which.min(cv)
+    if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen,
                                  tridiagonal_on_lapack(), n_threads, resolve_simd())
+    if (scored$best == 0) abort_no_lambda(lambdas)
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
     if (!is.null(cv)) path$cv <- cv
     lambda <- lambdas[scored$best]
@@ -615,7 +621,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
     newdata <- design$x
     if (!is.null(design$complete)) newdata <- newdata[design$complete, , drop = FALSE]
   }
-  newdata <- map_input(object$map, newdata)
+  newdata <- fit_input(object, newdata)
   n_threads <- resolve_threads(n_threads)
   check_count(block_size)
   out <- predict_rows(object, newdata, n_threads, block_size, verbose)

@@ -10,10 +10,15 @@
 # K-fold CV; `weights` (or NULL) weighs the rows: every system below is
 # centred and solved with row weights (0 / 1 ones select CV folds).
 binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
-                         weights = NULL) {
+                         weights = NULL, call = rlang::caller_env()) {
+  if (is.numeric(lambda) && any(lambda <= 0)) {
+    # CG needs Z'Z + lambda I positive definite; Z'Z alone is singular.
+    abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
+              call = call)
+  }
   weights <- weights %||% rep(1, nrow(y))
   began <- proc.time()[["elapsed"]]
-  cols <- rbin_columns(map, x, n_threads)
+  cols <- rbin_columns(map, x, n_threads, arg = "x")
   features_time <- proc.time()[["elapsed"]] - began
   value <- 1 / sqrt(map$n_grids)
   ops <- list(

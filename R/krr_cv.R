@@ -35,7 +35,7 @@ cv_path <- function(stats, lambdas, n_threads) {
     zbar <- train$zsum / n
     ybar <- train$ysum / n
     k <- length(ybar)
-    w <- ridge_path_coefficients_cpp(train$gram - n * tcrossprod(zbar),
+    w <- ridge_path_coefficients_cpp(gram_center_cpp(train$gram, zbar, n, n_threads),
                                      train$zy - n * tcrossprod(zbar, ybar), lambdas,
                                      use_lapack, n_threads, simd)
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column

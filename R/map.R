@@ -29,6 +29,12 @@ input_rescaling <- function(x, method, call = rlang::caller_env()) {
   }
   # Constant columns: centred, not scaled (any scale gives zero anyway).
   spread[!(spread > 0)] <- 1
+  tiny <- which(is.finite(spread) & !is.finite(1 / spread))
+  if (length(tiny)) {
+    abort_arg(c("{.arg x} has columns too small to rescale (1 / their spread overflows a double).",
+                x = "Columns: {tiny}.", i = "Multiply them by a large constant first."),
+              call = call)
+  }
   if (!all(is.finite(spread)) || !all(is.finite(center))) {
     bad <- which(!is.finite(spread) | !is.finite(center))
     abort_arg(c("{.arg x} has columns too large to rescale (their spread overflows a double).",
@@ -63,6 +69,8 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
   x <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
   names <- colnames(x)
   if (!is.null(map$col_names) && !is.null(names)) {
+    # x[, col_names] would take the first of two equal names.
+    check_column_names(names[names %in% map$col_names], arg, call)
     missing <- setdiff(map$col_names, names)
     if (length(missing)) {
       abort_arg(c("{.arg {arg}} lacks columns the map was built with.",
@@ -75,6 +83,49 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
               call = call)
   }
   x
+}
+
+# Columns are matched by name: each name must say which column it is.
+check_column_names <- function(names, arg, call) {
+  bad <- names[is.na(names) | duplicated(names)]
+  if (length(bad)) {
+    abort_arg(c("{.arg {arg}} must have distinct column names, without NA, to match columns by name.",
+                x = "Repeated or NA: {.val {unique(bad)}}."), call = call)
+  }
+}
+
+# newdata for a fit's map, as map_input() makes it. A map without names
+# (built from a dimension) takes the columns by position, but a fit on
+# named data matched them by name (chunks, to chunk 1's names): so does
+# prediction, by the training names.
+fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
+                      call = rlang::caller_env()) {
+  # `newdata` is never reassigned: `arg` names the caller's expression.
+  training <- object$col_names
+  matched <- newdata
+  if (is.null(object$map$col_names) && !is.null(training)) {
+    x <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
+    names <- colnames(x)
+    if (!is.null(names) && !identical(names, training)) {
+      check_column_names(names[names %in% training], arg, call)
+      missing <- setdiff(training, names)
+      if (length(missing)) {
+        abort_arg(c("{.arg {arg}} lacks columns the model was fitted with.",
+                    x = "Missing: {.val {missing}}."), call = call)
+      }
+      matched <- x[, training, drop = FALSE]
+    }
+  }
+  map_input(object$map, matched, arg = arg, call = call)
+}
+
+# Refuses, with the memory it would need, a map whose numbers (or whose
+# features) would pass max_dense_entries, as krr_fit() refuses a large Z'Z.
+check_map_size <- function(entries, what, arg, call = rlang::caller_env()) {
+  if (entries > max_dense_entries) {
+    abort_arg(c("{.arg {arg}} is too large: {what} would need {gigabytes(entries)} GB (more than 2^31 - 1 numbers).",
+                i = "Use fewer features or grids."), call = call)
+  }
 }
 
 # A map whose class was edited to lose its kind: say so, instead of "no
@@ -118,14 +169,19 @@ map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env())
     return(list(d = d, kernel = kernel, scaling = "none", rescale = rescale))
   }
   x <- as_data_matrix(x, allow_sparse = TRUE, arg = "x", call = call)
+  check_column_names(colnames(x), "x", call)
   rescale <- input_rescaling(x, scale, call = call)
   if (!sigma_given) kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
   list(d = ncol(x), kernel = kernel, scaling = scale, rescale = rescale)
 }
 
-# n_features: a count, even for cos_sin features (cosine and sine pairs).
+# n_features: a count, even for cos_sin features (cosine and sine pairs),
+# small enough that the features of a block of 1024 rows fit in
+# max_dense_entries (checked before any random number is drawn).
 check_feature_count <- function(n_features, type, call = rlang::caller_env()) {
   check_count(n_features, arg = "n_features", call = call)
+  check_map_size(1024 * as.double(n_features), "The features of a block of 1024 rows",
+                 "n_features", call = call)
   if (type == "cos_sin" && n_features %% 2 != 0) {
     abort_arg("{.arg n_features} must be even for {.code type = \"cos_sin\"}, not {n_features}.",
               call = call)

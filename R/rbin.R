@@ -94,6 +94,7 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)
     d <- setup$d
+    check_map_size(2 * as.double(d) * n_grids, "The pitches and shifts of the grids", "n_grids")
     pitch <- matrix(binning_pitch(setup$kernel, d * n_grids), d, n_grids)
     shift <- matrix(stats::runif(d * n_grids), d, n_grids) * pitch
   })
@@ -105,8 +106,10 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
     col_names = setup$rescale$names, pitch = pitch, shift = shift,
     keys = NULL, n_bins = NULL,
     n_features = if (!is.null(n_buckets)) as.integer(n_grids * n_buckets))
+  check_bin_range(map, x, "x")
   if (is.null(n_buckets)) {
     built <- rbin_build_cpp(x, pitch, shift, map$center, map$scale, n_threads, resolve_simd())
+    if (is.character(built)) abort_arg(built)  # only when R's checks were bypassed
     check_column_count(sum(as.numeric(built$n_bins)), "The number of occupied bins")
     map$keys <- built$keys
     map$n_bins <- built$n_bins
@@ -168,7 +171,8 @@ rbin_features <- function(map, x, n_threads, call = rlang::caller_env()) {
 
 # Column (0-based) of each row's bin per grid, n x n_grids; -1 for unseen
 # bins. `x` is checked data (map_input()).
-rbin_columns <- function(map, x, n_threads, call = rlang::caller_env()) {
+rbin_columns <- function(map, x, n_threads, arg = "newdata", call = rlang::caller_env()) {
+  check_bin_range(map, x, arg, call = call)
   hashed <- !is.null(map$n_buckets)
   cols <- rbin_columns_cpp(x, map$pitch, map$shift, map$center, map$scale,
                            if (hashed) raw(0) else map$keys,
@@ -207,4 +211,37 @@ check_column_count <- function(count, what, hint = NULL, call = rlang::caller_en
                        format(count, big.mark = ",", scientific = FALSE), "."),
                 i = hint), call = call)
   }
+}
+
+# A value's bin number is clamped at 2^50 pitches from the origin
+# (rbin_terms.hpp): data reaching past that, or a bin width (scale x pitch)
+# too small to invert, would put distant points in one bin. Refused
+# instead, with a factor 2 of margin. Bin numbers are monotone in the
+# value, so each column's extremes tell.
+check_bin_range <- function(map, x, arg, call = rlang::caller_env()) {
+  if (is.numeric(x) && is.null(dim(x))) return(invisible())  # a dimension: no data
+  range <- data_column_ranges(x)
+  a <- 1 / (map$scale * map$pitch)  # as rbin_affine() in rbin.hpp, d x n_grids
+  b <- map$center * a + map$shift / map$pitch
+  reach <- pmax(abs(range$low * a - b), abs(range$high * a - b))
+  bad <- !(is.finite(a) & is.finite(b) & reach <= 2^49)
+  if (any(bad)) {
+    column <- row(bad)[bad][1]
+    abort_arg(c("{.arg {arg}} is too large for the bins, or the bins too small for it: column {column} spans more than 2^49 bins.",
+                i = "Distant points would share a bin. Rescale the data, or use a larger {.arg sigma}."),
+              call = call)
+  }
+  invisible()
+}
+
+# list(low, high) of each column of dense data or a dgCMatrix (whose
+# columns hold zeros unless full).
+data_column_ranges <- function(x) {
+  if (!inherits(x, "dgCMatrix")) return(column_ranges_cpp(x, resolve_threads(NULL)))
+  counts <- diff(x@p)
+  column <- factor(rep.int(seq_len(ncol(x)), counts), levels = seq_len(ncol(x)))
+  low <- vapply(split(x@x, column), function(v) min(v, Inf), 0)
+  high <- vapply(split(x@x, column), function(v) max(v, -Inf), 0)
+  has_zero <- counts < nrow(x)
+  list(low = ifelse(has_zero, pmin(low, 0), low), high = ifelse(has_zero, pmax(high, 0), high))
 }

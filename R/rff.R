@@ -66,15 +66,21 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)
     m <- if (type == "cos_sin") n_features / 2 else n_features
+    check_map_size(as.double(setup$d) * m, "The d x m frequencies", "n_features")
     w <- spectral_sample(setup$kernel, setup$d, m)
     phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
   })
 
+  projection <- w / (setup$kernel$sigma * setup$rescale$scale)
+  if (!all(is.finite(projection))) {
+    abort_arg(c("{.arg sigma} ({format(setup$kernel$sigma)}) times the column scales is too small: the frequencies overflow.",
+                i = "Rescale {.arg x}, or use a larger {.arg sigma}."))
+  }
   structure(list(
     kernel = setup$kernel, d = setup$d, n_features = as.integer(n_features), type = type,
     scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
     col_names = setup$rescale$names,
-    projection = w / (setup$kernel$sigma * setup$rescale$scale),
+    projection = projection,
     phases = phases
   ), class = c("kitchen_rff", "kitchen_map"))
 }

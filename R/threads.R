@@ -36,5 +36,5 @@ resolve_threads <- function(n_threads, call = rlang::caller_env()) {
     arg <- "KITCHEN_NUM_THREADS"
   }
   check_count(n_threads, arg = arg, call = call)
-  min(as.integer(n_threads), available)
+  as.integer(min(n_threads, available))  # min() first: 1e10 is no integer
 }

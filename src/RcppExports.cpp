@@ -103,12 +103,37 @@ BEGIN_RCPP
 END_RCPP
 }
 // gram_symmetrize_cpp
-Rcpp::NumericMatrix gram_symmetrize_cpp(Rcpp::NumericMatrix gram);
-RcppExport SEXP _kitchen_gram_symmetrize_cpp(SEXP gramSEXP) {
+SEXP gram_symmetrize_cpp(Rcpp::NumericMatrix gram, int n_threads);
+RcppExport SEXP _kitchen_gram_symmetrize_cpp(SEXP gramSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
-    rcpp_result_gen = Rcpp::wrap(gram_symmetrize_cpp(gram));
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_symmetrize_cpp(gram, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// gram_zeros_cpp
+SEXP gram_zeros_cpp(int dim, int n_threads);
+RcppExport SEXP _kitchen_gram_zeros_cpp(SEXP dimSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< int >::type dim(dimSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_zeros_cpp(dim, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// gram_center_cpp
+SEXP gram_center_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericVector zbar, double n, int n_threads);
+RcppExport SEXP _kitchen_gram_center_cpp(SEXP gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_center_cpp(gram, zbar, n, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -128,7 +153,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // rbin_build_cpp
-Rcpp::List rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads, int simd);
+SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads, int simd);
 RcppExport SEXP _kitchen_rbin_build_cpp(SEXP xSEXP, SEXP pitchSEXP, SEXP shiftSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -261,6 +286,16 @@ BEGIN_RCPP
     return R_NilValue;
 END_RCPP
 }
+// sparse_problem_cpp
+SEXP sparse_problem_cpp(SEXP x);
+RcppExport SEXP _kitchen_sparse_problem_cpp(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(sparse_problem_cpp(x));
+    return rcpp_result_gen;
+END_RCPP
+}
 // first_nonfinite_cpp
 double first_nonfinite_cpp(SEXP x);
 RcppExport SEXP _kitchen_first_nonfinite_cpp(SEXP xSEXP) {
@@ -313,7 +348,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 5},
-    {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 1},
+    {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 2},
+    {"_kitchen_gram_zeros_cpp", (DL_FUNC) &_kitchen_gram_zeros_cpp, 2},
+    {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
@@ -324,6 +361,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
     {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
     {"_kitchen_scale_rows_in_place_cpp", (DL_FUNC) &_kitchen_scale_rows_in_place_cpp, 2},
+    {"_kitchen_sparse_problem_cpp", (DL_FUNC) &_kitchen_sparse_problem_cpp, 1},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},

@@ -15,6 +15,7 @@
 #include "map_fields.h"
 #include "result_matrix.h"
 #include "parallel_chunks.h"
+#include "sparse_input.h"
 
 namespace {
 
@@ -138,7 +139,10 @@ SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP cen
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
 
   if (rows_as_columns) {
-    if (!Rf_isS4(x) || static_cast<std::size_t>(INTEGER(R_do_slot(x, Rf_install("Dim")))[0]) != map.d) {
+    if (!Rf_isS4(x) || kitchen_glue::dgc_problem(x)) {
+      return Rf_mkString(kitchen_glue::malformed_data_message);
+    }
+    if (static_cast<std::size_t>(INTEGER(R_do_slot(x, Rf_install("Dim")))[0]) != map.d) {
       return Rf_mkString("{.field d} must be the number of columns of the data.");
     }
     const std::size_t n = INTEGER(R_do_slot(x, Rf_install("Dim")))[1];

@@ -12,6 +12,8 @@
 #include "kitchen/gram.hpp"
 #include "parallel_chunks.h"
 
+SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
+
 namespace {
 
 // Eigen on all rows, panel by panel. Eigen may allocate (and throw) inside
@@ -69,7 +71,7 @@ void gram_update_packed(const double* z, std::size_t rows, std::size_t dim, doub
 // gram: D x D, of which only the upper triangle is read and updated (entries
 // below the diagonal may change too); z: rows x D. Returns a new matrix: the
 // argument is not modified. Call gram_symmetrize_cpp() once after the last
-// block. simd caps the instruction set (0 scalar, 1 AVX2, 2 AVX-512; see
+// block (gram_finish.cpp). simd caps the instruction set (0 scalar, 1 AVX2, 2 AVX-512; see
 // resolve_simd() in R); the result does not depend on n_threads.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z,
@@ -77,7 +79,8 @@ Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatri
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
   const std::size_t rows = z.nrow(), dim = z.ncol();
-  Rcpp::NumericMatrix out = Rcpp::clone(gram);
+  if (gram.nrow() != gram.ncol()) Rcpp::stop("gram must be square.");
+  Rcpp::NumericMatrix out(gram_copy_interruptible(gram, gram.nrow(), n_threads));
   double* g = out.begin();
   const double* zp = z.begin();
   if (rows > 0 && dim > 0) {
@@ -90,13 +93,5 @@ Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatri
       gram_update_packed(zp, rows, dim, g, n_threads, level);
     }
   }
-  return out;
-}
-
-// The matrix with its upper triangle copied to the lower one.
-// [[Rcpp::export(rng = false)]]
-Rcpp::NumericMatrix gram_symmetrize_cpp(Rcpp::NumericMatrix gram) {
-  Rcpp::NumericMatrix out = Rcpp::clone(gram);
-  kitchen::gram_symmetrize(out.begin(), static_cast<std::size_t>(out.nrow()));
   return out;
 }

@@ -15,6 +15,7 @@
 #include "kitchen/huge_pages.hpp"
 #include "kitchen/rbin.hpp"
 #include "parallel_chunks.h"
+#include "sparse_input.h"
 
 namespace {
 
@@ -77,11 +78,23 @@ void rbin_keys(SEXP x, const kitchen::rbin_grids& grids, std::size_t r0, std::si
 // x: dense n x d matrix or dgCMatrix; pitch, shift: d x n_grids; center,
 // scale: d. Returns list(keys = raw vector of the sorted distinct keys of
 // each grid, grid after grid, 8 bytes each in native byte order; n_bins =
-// how many keys each grid has).
+// how many keys each grid has), or a string saying what is wrong with the
+// data or the shapes.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
-                          Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads,
-                          int simd) {
+SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
+                    Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads,
+                    int simd) {
+  if (Rf_isS4(x) && kitchen_glue::dgc_problem(x)) {
+    return Rf_mkString(kitchen_glue::malformed_data_message);
+  }
+  const std::size_t x_cols = Rf_isS4(x) ? INTEGER(R_do_slot(x, Rf_install("Dim")))[1]
+                                        : (Rf_isMatrix(x) ? Rf_ncols(x) : 0);
+  if (x_cols != static_cast<std::size_t>(pitch.nrow()) ||
+      (!Rf_isS4(x) && TYPEOF(x) != REALSXP) || shift.nrow() != pitch.nrow() ||
+      shift.ncol() != pitch.ncol() || center.size() != pitch.nrow() ||
+      scale.size() != pitch.nrow()) {
+    return Rf_mkString("{.field pitch}, {.field shift}, {.field center} and {.field scale} must fit the data's columns.");
+  }
   const rbin_affine_forms forms(pitch, shift, center, scale);
   const kitchen::simd_level level = kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
   const std::size_t n = data_rows(x), n_grids = pitch.ncol();
@@ -128,6 +141,9 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
   }
   if (static_cast<std::size_t>(center.size()) != d || static_cast<std::size_t>(scale.size()) != d) {
     return Rf_mkString("{.field center} and {.field scale} must hold one double per row of {.field pitch}.");
+  }
+  if (Rf_isS4(x) && kitchen_glue::dgc_problem(x)) {
+    return Rf_mkString(kitchen_glue::malformed_data_message);
   }
   const std::size_t x_cols = Rf_isS4(x) ? INTEGER(R_do_slot(x, Rf_install("Dim")))[1]
                                         : (Rf_isMatrix(x) ? Rf_ncols(x) : 0);

@@ -14,6 +14,7 @@
 #include "kitchen/rff.hpp"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
+#include "sparse_input.h"
 
 namespace {
 
@@ -100,6 +101,9 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
   if (kind == kitchen::rff_type::cos_phase &&
       (TYPEOF(phase) != REALSXP || static_cast<std::size_t>(XLENGTH(phase)) != m)) {
     return Rf_mkString("{.field phases} must hold one double per column of {.field projection}.");
+  }
+  if (Rf_isS4(x) && kitchen_glue::dgc_problem(x)) {
+    return Rf_mkString(kitchen_glue::malformed_data_message);
   }
   const std::size_t x_cols = Rf_isS4(x) ? INTEGER(R_do_slot(x, Rf_install("Dim")))[1]
                                         : (Rf_isMatrix(x) ? Rf_ncols(x) : 0);

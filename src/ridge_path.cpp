@@ -121,7 +121,8 @@ struct tridiagonal_form {
 
 // gram: centred Z'Z (dim x dim, upper triangle read); zy: centred Z'y
 // (dim x k); yy: total centred y'y; n: rows; lambdas: candidates (> 0).
-// Returns list(gcv, df, coefficients, best) with the coefficients (dim x k)
+// Returns list(best = 0) when no candidate makes G + lambda I positive
+// definite (GCV only), else list(gcv, df, coefficients, best) with the coefficients (dim x k)
 // of candidate `chosen` (1-based, as chosen by cross-validation), or of the
 // one with the lowest GCV score when `chosen` is 0. use_lapack: reduce with
 // LAPACK's dsytrd instead of kitchen's reduction (on n_threads threads,
@@ -150,7 +151,9 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
   for (std::size_t l = 0; l < n_lambdas; ++l) {
     if (gcv[l] == gcv[l] && (best == n_lambdas || gcv[l] < gcv[best])) best = l;
   }
-  if (best == n_lambdas) Rcpp::stop("No lambda candidate gives a positive definite system.");
+  // No candidate makes G + lambda I positive definite: best = 0, for R to
+  // name lambda.
+  if (best == n_lambdas && chosen == 0) return Rcpp::List::create(Rcpp::Named("best") = 0);
   if (chosen > 0) best = static_cast<std::size_t>(chosen - 1);
 
   Rcpp::NumericMatrix w(dim, k);

@@ -35,3 +35,20 @@ test_that("an interrupt stops long krr_fit, rff, kernel_matrix and fwht calls pr
     expect_lt(delay, 2.5, label = paste(name, "stopped within 2.5 s of SIGINT"))
   }
 })
+
+test_that("an interrupt stops a GCV fit with D = 12,000 features promptly", {
+  skip_if_not_installed("processx")
+  skip_on_os("windows")
+  skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
+  # Z'Z is a 1.15 GB matrix here: symmetrising it, centring it (once R-level
+  # copies of seconds each) and reducing it to tridiagonal form all check
+  # for interrupts. Few rows keep the Gram accumulation short, so the
+  # signals (2 and 5 s in) land in those steps.
+  code <- paste("library(kitchen); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
+                "krr_fit(x, x[, 1], rff(4, 12000, sigma = 1), block_size = 300, verbose = FALSE)")
+  for (warm_up in c(2, 5)) {
+    delay <- interrupt_delay(code, warm_up = warm_up)
+    expect_false(is.na(delay), label = sprintf("the fit was still running %g s in", warm_up))
+    expect_lt(delay, 2.5, label = sprintf("the fit stopped within 2.5 s of SIGINT at %g s", warm_up))
+  }
+})

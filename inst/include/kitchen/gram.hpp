@@ -3,8 +3,8 @@
 // G is split into fixed panels of columns; each panel is an independent
 // product, so panels can go to different threads and every entry is computed
 // the same way whatever the number of threads. Only the upper triangle is
-// computed (panel j holds rows 0 .. end of column range j); gram_symmetrize
-// copies it to the lower triangle at the end.
+// computed (panel j holds rows 0 .. end of column range j); gram_symmetric_copy
+// (gram_finish.hpp) copies it to the lower triangle at the end.
 //
 // Two ways to fill a panel: Eigen on all rows of Z (SSE2 under R's flags,
 // the portable path), or AVX-512 / AVX2 micro-kernels on blocks of rows
@@ -63,13 +63,6 @@ inline void gram_packed_panel_update(const double* packed, std::size_t kc, std::
 #else
   (void)packed, (void)kc, (void)begin, (void)end, (void)g, (void)level;
 #endif
-}
-
-// Copies the upper triangle of the dim x dim matrix g to its lower triangle.
-inline void gram_symmetrize(double* g, std::size_t dim) {
-  for (std::size_t j = 0; j < dim; ++j) {
-    for (std::size_t i = j + 1; i < dim; ++i) g[i + j * dim] = g[j + i * dim];
-  }
 }
 
 }  // namespace kitchen

@@ -4,8 +4,12 @@
 // a block of rows i) that the caller may spread over threads in any order:
 // each element is computed by the same code, summing over the coordinates
 // j = 0 .. d-1 in order, so the result is bitwise identical for any split.
-// Distances are summed directly, (x_ij - y_kj)^2, rather than through
-// ||x||^2 + ||y||^2 - 2 x'y: no cancellation, and k(x, x) is exactly 1.
+// Distances are summed directly, ((x_ij - y_kj) / sigma)^2, rather than
+// through ||x||^2 + ||y||^2 - 2 x'y: no cancellation, and k(x, x) is exactly
+// 1. Each difference is scaled by 1 / sigma before it is squared, so that
+// neither the square of a large difference nor 1 / sigma^2 for a tiny sigma
+// overflows (Inf * 0 or 0 * Inf would be NaN): a scaled sum that still
+// overflows means a kernel value of exactly 0.
 #pragma once
 
 #include <algorithm>
@@ -25,7 +29,7 @@ enum class kernel_kind {
   matern12,   // exp(-t), t = ||r||_2 / sigma
   matern32,   // (1 + t) exp(-t), t = sqrt(3) ||r||_2 / sigma
   matern52,   // (1 + t + t^2 / 3) exp(-t), t = sqrt(5) ||r||_2 / sigma
-  distance    // ||r||_2 (sigma unused)
+  distance    // ||r||_2 / sigma
 };
 
 // The kind named `name` (as above); false if there is none.
@@ -78,17 +82,29 @@ inline accumulation accumulation_of(kernel_kind kind) {
   }
 }
 
+// A difference divided by sigma: as a product by 1 / sigma when that is a
+// normal number (the usual case, and cheaper), else as a division.
+struct bandwidth_scaling {
+  double sigma, inverse;
+  bool multiply;
+  explicit bandwidth_scaling(double s)
+      : sigma(s), inverse(1.0 / s), multiply(std::isnormal(1.0 / s)) {}
+  double operator()(double diff) const { return multiply ? diff * inverse : diff / sigma; }
+};
+
+// diff is already divided by sigma.
 template <accumulation A>
-inline double accumulate(double acc, double diff, double inv_sigma2) {
+inline double accumulate(double acc, double diff) {
   if constexpr (A == accumulation::squared) return acc + diff * diff;
   if constexpr (A == accumulation::absolute) return acc + std::fabs(diff);
-  if constexpr (A == accumulation::product) return acc * (1.0 + diff * diff * inv_sigma2);
+  if constexpr (A == accumulation::product) return acc * (1.0 + diff * diff);
 }
 
 // acc[ii] for rows row_begin + ii of x against row k of y.
 template <accumulation A>
 void accumulate_tile(const matrix_view& x, const matrix_view& y, std::size_t k,
-                     std::size_t row_begin, std::size_t len, double inv_sigma2, double* acc) {
+                     std::size_t row_begin, std::size_t len, const bandwidth_scaling& scaled,
+                     double* acc) {
   const double init = A == accumulation::product ? 1.0 : 0.0;
   std::fill(acc, acc + len, init);
   if (x.row_stride == 1) {
@@ -98,52 +114,56 @@ void accumulate_tile(const matrix_view& x, const matrix_view& y, std::size_t k,
       const double* xj = x.data + j * x.col_stride + row_begin;
       const double ykj = y(k, j);
       for (std::size_t ii = 0; ii < len; ++ii) {
-        acc[ii] = accumulate<A>(acc[ii], xj[ii] - ykj, inv_sigma2);
+        acc[ii] = accumulate<A>(acc[ii], scaled(xj[ii] - ykj));
       }
     }
   } else {
     for (std::size_t ii = 0; ii < len; ++ii) {
       double a = init;
       for (std::size_t j = 0; j < x.cols; ++j) {
-        a = accumulate<A>(a, x(row_begin + ii, j) - y(k, j), inv_sigma2);
+        a = accumulate<A>(a, scaled(x(row_begin + ii, j) - y(k, j)));
       }
       acc[ii] = a;
     }
   }
 }
 
-// The kernel value from the accumulated sum (or product).
-inline void finish_tile(kernel_kind kind, double sigma, const double* acc, std::size_t len,
-                        double* out) {
+// (1 + t) exp(-t) and the like: 0 for t past where exp(-t) is 0, so that an
+// infinite t gives 0, not Inf * 0.
+inline double matern_tail(double polynomial, double t) {
+  return t < 800.0 ? polynomial * std::exp(-t) : 0.0;
+}
+
+// The kernel value from the accumulated sum (or product) of scaled
+// differences.
+inline void finish_tile(kernel_kind kind, const double* acc, std::size_t len, double* out) {
   switch (kind) {
-    case kernel_kind::gaussian: {
-      const double scale = 1.0 / (2.0 * sigma * sigma);
-      for (std::size_t ii = 0; ii < len; ++ii) out[ii] = std::exp(-acc[ii] * scale);
+    case kernel_kind::gaussian:
+      for (std::size_t ii = 0; ii < len; ++ii) out[ii] = std::exp(-0.5 * acc[ii]);
       break;
-    }
     case kernel_kind::laplacian:
-      for (std::size_t ii = 0; ii < len; ++ii) out[ii] = std::exp(-acc[ii] / sigma);
+      for (std::size_t ii = 0; ii < len; ++ii) out[ii] = std::exp(-acc[ii]);
       break;
     case kernel_kind::cauchy:
       // The product may overflow to Inf for large d; 1 / Inf = 0 is the limit.
       for (std::size_t ii = 0; ii < len; ++ii) out[ii] = 1.0 / acc[ii];
       break;
     case kernel_kind::matern12:
-      for (std::size_t ii = 0; ii < len; ++ii) out[ii] = std::exp(-std::sqrt(acc[ii]) / sigma);
+      for (std::size_t ii = 0; ii < len; ++ii) out[ii] = std::exp(-std::sqrt(acc[ii]));
       break;
     case kernel_kind::matern32: {
-      const double scale = std::sqrt(3.0) / sigma;
+      const double scale = std::sqrt(3.0);
       for (std::size_t ii = 0; ii < len; ++ii) {
         const double t = std::sqrt(acc[ii]) * scale;
-        out[ii] = (1.0 + t) * std::exp(-t);
+        out[ii] = matern_tail(1.0 + t, t);
       }
       break;
     }
     case kernel_kind::matern52: {
-      const double scale = std::sqrt(5.0) / sigma;
+      const double scale = std::sqrt(5.0);
       for (std::size_t ii = 0; ii < len; ++ii) {
         const double t = std::sqrt(acc[ii]) * scale;
-        out[ii] = (1.0 + t + t * t / 3.0) * std::exp(-t);
+        out[ii] = matern_tail(1.0 + t + t * t / 3.0, t);
       }
       break;
     }
@@ -170,20 +190,20 @@ inline void kernel_matrix_tile(kernel_kind kind, double sigma, const matrix_view
   const std::size_t k = tile / blocks;
   const std::size_t row_begin = (tile % blocks) * kernel_tile_rows;
   const std::size_t len = std::min(kernel_tile_rows, n - row_begin);
-  const double inv_sigma2 = 1.0 / (sigma * sigma);
+  const detail::bandwidth_scaling scaled(sigma);
   double acc[kernel_tile_rows];
   switch (detail::accumulation_of(kind)) {
     case detail::accumulation::squared:
-      detail::accumulate_tile<detail::accumulation::squared>(x, y, k, row_begin, len, inv_sigma2, acc);
+      detail::accumulate_tile<detail::accumulation::squared>(x, y, k, row_begin, len, scaled, acc);
       break;
     case detail::accumulation::absolute:
-      detail::accumulate_tile<detail::accumulation::absolute>(x, y, k, row_begin, len, inv_sigma2, acc);
+      detail::accumulate_tile<detail::accumulation::absolute>(x, y, k, row_begin, len, scaled, acc);
       break;
     case detail::accumulation::product:
-      detail::accumulate_tile<detail::accumulation::product>(x, y, k, row_begin, len, inv_sigma2, acc);
+      detail::accumulate_tile<detail::accumulation::product>(x, y, k, row_begin, len, scaled, acc);
       break;
   }
-  detail::finish_tile(kind, sigma, acc, len, out + k * n + row_begin);
+  detail::finish_tile(kind, acc, len, out + k * n + row_begin);
 }
 
 // The whole matrix on the calling thread (for callers without a thread pool).

@@ -1,0 +1,56 @@
+# A fit with several bandwidth candidates reads every chunk once per
+# candidate. A source that gives other chunks on a later pass would mix
+# data sets in one fit: it is stopped, naming the chunk.
+
+set.seed(1)
+make_chunk <- function(n) {
+  x <- matrix(rnorm(n * 2), n, 2)
+  list(x = x, y = sin(x[, 1]) + rnorm(n, sd = 0.1))
+}
+chunks <- lapply(1:4, function(i) make_chunk(150))
+map <- rff(2, 40, sigma = 1, seed = 1)
+
+test_that("a source that changes between passes is stopped, naming the chunk", {
+  pass <- 0
+  changing <- function(i) {
+    if (i == 1) pass <<- pass + 1
+    if (i > 4) return(NULL)
+    if (pass > 1 && i == 3) return(list(x = chunks[[3]]$x[1:10, ], y = chunks[[3]]$y[1:10]))
+    chunks[[i]]
+  }
+  err <- tryCatch(krr_fit(chunked(changing), map, sigma = c(0.5, 1, 2), n_threads = 1, verbose = FALSE),
+                  error = function(e) e)
+  expect_s3_class(err, "kitchen_error_argument")
+  expect_match(conditionMessage(err), "Chunk 3")
+  expect_match(conditionMessage(err$parent), "first pass")
+})
+
+test_that("same row count, other values: stopped too", {
+  pass <- 0
+  changing <- function(i) {
+    if (i == 1) pass <<- pass + 1
+    if (i > 4) return(NULL)
+    chunk <- chunks[[i]]
+    if (pass > 1 && i == 2) chunk$x[1, 1] <- chunk$x[1, 1] + 1
+    chunk
+  }
+  err <- tryCatch(krr_fit(chunked(changing), map, sigma = c(0.5, 1), n_threads = 1, verbose = FALSE),
+                  error = function(e) e)
+  expect_match(conditionMessage(err), "Chunk 2")
+})
+
+test_that("a source that ends earlier on a later pass is stopped", {
+  pass <- 0
+  shrinking <- function(i) {
+    if (i == 1) pass <<- pass + 1
+    if (i > (if (pass > 1) 3 else 4)) return(NULL)
+    chunks[[i]]
+  }
+  expect_error(krr_fit(chunked(shrinking), map, sigma = c(0.5, 1), n_threads = 1, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "first")
+})
+
+test_that("a source that gives the same chunks fits as before", {
+  fit <- krr_fit(chunked(chunks), map, sigma = c(0.5, 1, 2), n_threads = 1, verbose = FALSE)
+  expect_equal(fit$n, 600)
+})

@@ -1,0 +1,71 @@
+# Finite input at the ends of the double range gives finite, correct
+# answers or an error naming the argument; never NaN, and never distant
+# points merged into one.
+
+test_that("kernel_matrix() has no NaN for huge or tiny x / sigma, and K(x, x) = 1", {
+  base <- rbind(c(1, 0), c(-1, 1), c(0.5, 0.5))
+  kernels <- function(sigma) list(kernel_gaussian(sigma), kernel_laplacian(sigma),
+                                  kernel_cauchy(sigma), kernel_matern(sigma, 0.5),
+                                  kernel_matern(sigma, 1.5), kernel_matern(sigma, 2.5),
+                                  kernel_matern(sigma, 0.7))
+  for (s in c(1e155, 1e-170, 1e300, 1e-300)) {
+    for (i in seq_along(kernels(1))) {
+      expected <- kernel_matrix(base, kernel = kernels(1)[[i]], n_threads = 1)
+      got <- kernel_matrix(base * s, kernel = kernels(s)[[i]], n_threads = 1)
+      expect_false(anyNA(got), label = paste(kernels(1)[[i]]$name, s))
+      expect_equal(diag(got), rep(1, 3))
+      expect_equal(got, expected, tolerance = 1e-12, label = paste(kernels(1)[[i]]$name, s))
+    }
+  }
+  # distances past the largest double: the kernel is 0, not NaN
+  far <- rbind(c(1.5e308, 0), c(-1.5e308, 0))
+  for (k in kernels(1)) {
+    expect_equal(kernel_matrix(far, kernel = k, n_threads = 1), diag(2), ignore_attr = TRUE)
+  }
+  # a subnormal sigma: only identical points are near
+  expect_equal(kernel_matrix(rbind(0, 1e-300), kernel = kernel_gaussian(4e-320)), diag(2))
+})
+
+test_that("rbin() refuses scales that would merge distant points into one bin", {
+  set.seed(1)
+  x <- matrix(rnorm(50 * 2), 50, 2)
+  expect_error(rbin(x, 10, sigma = 1e-16, seed = 1), class = "kitchen_error_argument",
+               regexp = "2\\^49 bins")
+  expect_error(rbin(x * 1e300, 10, sigma = 1, scale = "none", seed = 1),
+               class = "kitchen_error_argument", regexp = "bins")
+  map <- rbin(x, 10, sigma = 1, seed = 1, n_threads = 1)
+  expect_error(predict(map, x * 1e20), class = "kitchen_error_argument", regexp = "newdata")
+  hashed <- rbin(2, 10, sigma = 1e-3, n_buckets = 64, seed = 1)
+  expect_error(predict(hashed, x * 1e15), class = "kitchen_error_argument", regexp = "bins")
+  # a far point within range still gets its own bins (none seen in training)
+  z <- predict(map, rbind(c(1e6, 1e6)), n_threads = 1)
+  expect_equal(attr(z, "rows_with_unseen"), 1)
+  sparse <- Matrix::Matrix(cbind(c(1e300, 0, 0), 0), sparse = TRUE)
+  expect_error(rbin(sparse, 5, sigma = 1, scale = "none"), class = "kitchen_error_argument",
+               regexp = "bins")
+})
+
+test_that("fwht() gives +-Inf, never NaN, when finite input overflows", {
+  expect_equal(fwht(rep(1e308, 4)), c(Inf, 0, 0, 0))
+  expect_equal(fwht(rep(1e308, 4), normalize = TRUE), c(Inf, 0, 0, 0))
+  expect_equal(fwht(rep(0.8e308, 4), normalize = TRUE), c(1.6e308, 0, 0, 0))
+  out <- fwht(c(1.5e308, -1.5e308, 1.5e308, 1))
+  expect_equal(out, c(1.5e308, Inf, -1.5e308, 1.5e308))
+  m <- matrix(c(rep(1e308, 4), 1:4), 4, dimnames = list(NULL, c("big", "small")))
+  out <- fwht(m, n_threads = 1)
+  expect_equal(dimnames(out), dimnames(m))
+  expect_equal(out[, "small"], c(10, -2, -4, 0))
+  expect_equal(out[, "big"], c(Inf, 0, 0, 0))
+})
+
+test_that("maps refuse data too small to rescale instead of storing infinite frequencies", {
+  tiny <- cbind(c(1, 2, 3) * 1e-310, c(1, 5, 2))
+  for (build in list(function() rff(tiny, 10), function() fastfood(tiny, 8),
+                     function() rbin(tiny, 5))) {
+    expect_error(build(), class = "kitchen_error_argument", regexp = "too small to rescale")
+  }
+  expect_error(rff(tiny, 10, scale = "none", sigma = 1e-320), class = "kitchen_error_argument",
+               regexp = "sigma")
+  expect_error(fastfood(tiny, 8, scale = "none", sigma = 1e-320), class = "kitchen_error_argument",
+               regexp = "sigma")
+})
