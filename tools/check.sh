@@ -68,11 +68,12 @@ R CMD check "${check_flags[@]}" "$tarball" 2>&1 | tee check.log
 status_line=$(grep -E '^Status:' check.log | tail -n 1)
 
 # The sections of check.log whose result is WARNING, NOTE or ERROR: the
-# "* checking ..." line with everything printed under it.
+# "* checking ..." line with everything printed under it. The result ends
+# the check's line or a line of its own, after "..." or a time ("[4s/21s]").
 problem_sections() {
   awk '
     function flush() {
-      if (block ~ /(^|\n)(\* [^\n]*)?[ .]*(WARNING|NOTE|ERROR)\n/) printf "%s", block
+      if (block !~ /^\* DONE/ && block ~ /(^|\n)([^\n]* )?(WARNING|NOTE|ERROR)\n/) printf "%s", block
       block = ""
     }
     /^\* / { flush() }
