@@ -115,9 +115,13 @@ radial_sample <- function(kernel, p, m) {
 #'   `n_features` columns, whose row inner products approximate the kernel.
 #' @export
 #' @examples
-#' map <- fastfood(2, n_features = 100, sigma = 1, seed = 42)
-#' z <- predict(map, matrix(c(0, 0, 1, 1), 2, byrow = TRUE), n_threads = 1)
-#' sum(z[1, ] * z[2, ])  # close to exp(-1)
+#' x <- matrix(c(0, 0, 1, 1), 2, byrow = TRUE)
+#' map <- fastfood(2, n_features = 4000, sigma = 1, seed = 42)
+#' z <- predict(map, x, n_threads = 1)
+#' # The features' inner product approximates the kernel, exp(-1) here; the
+#' # error shrinks like 1 / sqrt(n_features).
+#' c(features = sum(z[1, ] * z[2, ]),
+#'   kernel = kernel_matrix(x, kernel = kernel_gaussian(sigma = 1))[1, 2])
 predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)

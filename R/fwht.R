@@ -10,14 +10,12 @@
 #' set and for every number of threads.
 #'
 #' @section Speed:
-#' The transform itself takes about 0.4 microseconds per column of length
-#' 1024 on one thread of the machines kitchen is developed on (AVX-512),
-#' and 2 threads roughly halve that. Through R, each call also pays for its
-#' result: on a large matrix, R's garbage collector and the operating
-#' system's first touch of the fresh memory can cost more than the
-#' transform (both also make R's own `x + 0` slow). Transform many columns
-#' per call rather than one at a time. `bench/fwht.R` in kitchen's source
-#' repository measures each part.
+#' Each call also pays for its result: on a large matrix, R's garbage
+#' collector and the operating system's first touch of the fresh memory can
+#' cost more than the transform (both also make R's own `x + 0` slow).
+#' Transform many columns per call rather than one at a time.
+#' `bench/fwht.R` in kitchen's source repository measures each part; its
+#' results are in `bench/results/fwht.md`.
 #'
 #' @param x A numeric vector, or a numeric matrix whose columns are
 #'   transformed. Its length (number of rows for a matrix) must be a power of
@@ -25,8 +23,7 @@
 #'   never modified.
 #' @param normalize If `TRUE`, scale by `1 / sqrt(n)` so the transform is
 #'   orthonormal (and its own inverse).
-#' @param n_threads Number of threads, or `NULL` for the default (see
-#'   [kitchen_threads()]).
+#' @inheritParams kitchen_threads
 #' @return A double vector or matrix of the same shape as `x`, with the same
 #'   names, dims and dimnames. Outputs beyond the largest double are `Inf`
 #'   or `-Inf`; finite input never gives NaN.

@@ -27,8 +27,7 @@
 #' @param kernel A kernel object such as [kernel_gaussian()] (see [kernels]),
 #'   or a kernel name (`"gaussian"`, `"laplacian"`, `"cauchy"`, `"matern"`)
 #'   for that kernel with its default parameters.
-#' @param n_threads Number of threads, or `NULL` for the default (see
-#'   [kitchen_threads()]).
+#' @inheritParams kitchen_threads
 #' @return A numeric matrix with `nrow(x)` rows and `nrow(y)` columns; its
 #'   dimnames are the row names of `x` and `y`, if any.
 #' @seealso [kernels] for the kernel objects and their formulas.

@@ -24,11 +24,13 @@
 #' Parallel functions take `n_threads`; see [kitchen_threads()] for how the
 #' default is chosen, and [kitchen_simd()] for the instruction sets in use.
 #'
-#' Start with the vignettes: `vignette("kitchen")` (getting started: kernels,
-#' the three maps, fitting, lambda by GCV, classification, prediction,
-#' saving a model), `vignette("choosing-a-map")` (accuracy and speed of the
-#' three maps side by side) and `vignette("how-it-works")` (Bochner's
-#' theorem, random binning and Fastfood, with numeric checks).
+#' Start with the four vignettes: `vignette("kitchen")` (getting started:
+#' kernels, the three maps, fitting, lambda by GCV, classification,
+#' prediction, saving a model), `vignette("choosing-a-map")` (accuracy and
+#' cost of the three maps side by side), `vignette("how-it-works")`
+#' (Bochner's theorem, random binning and Fastfood, with numeric checks) and
+#' `vignette("scaling-out")` (data in chunks, larger than memory, fitted on a
+#' local cluster or a scheduler with \pkg{future}).
 #'
 #' @references Rahimi, A. and Recht, B. (2007). Random features for
 #'   large-scale kernel machines. Advances in Neural Information Processing
@@ -39,9 +41,11 @@
 #'   Conference on Machine Learning.
 #' @examples
 #' data(cpu_act)
-#' x <- as.matrix(cpu_act[names(cpu_act) != "usr"])
-#' map <- rff(x, n_features = 300, sigma = 4, scale = "minmax", seed = 1)
-#' fit <- krr_fit(x, cpu_act$usr, map, n_threads = 2)
+#' # The inputs are counts with long right tails: on their log, distances are
+#' # not dominated by a few extreme rows.
+#' x <- log1p(as.matrix(cpu_act[names(cpu_act) != "usr"]))
+#' map <- rff(x, n_features = 300, seed = 1)
+#' fit <- krr_fit(x, cpu_act$usr, map, sigma = "auto", n_threads = 2)
 #' fit
 #' head(predict(fit, x, n_threads = 2))
 #' @keywords internal

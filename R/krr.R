@@ -9,8 +9,8 @@
 #' of `block_size` (in parallel), and each block is added to the sufficient
 #' statistics `Z'Z`, `Z'y`, the column sums and `y'y`. `Z'Z` goes to
 #' kitchen's own multithreaded AVX-512 or AVX2 kernels when the CPU has them
-#' (see [kitchen_simd()]; they ran 1.9 times as fast as OpenBLAS's `dsyrk`
-#' on an AVX-512 machine), else to R's BLAS (`dsyrk`) when it is an
+#' (see [kitchen_simd()]; `bench/results/gram.md` in kitchen's source
+#' repository has their speed), else to R's BLAS (`dsyrk`) when it is an
 #' optimised one, else to Eigen; `options(kitchen.gemm = "blas")` forces
 #' R's BLAS and `"eigen"` kitchen's own code. The intercept is not penalised: features and
 #' responses are centred.
@@ -109,10 +109,7 @@
 #'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
 #'   and 4. Needs `lambda = "gcv"`, `"cv"` or a vector of candidates, and a
 #'   map whose bandwidth can be rescaled ([rff()] or [fastfood()]).
-#' @param n_threads Number of threads, or `NULL` for the default (see
-#'   [kitchen_threads()]). The fit is the same, bit for bit, for any number
-#'   (with the same `block_size`; CV folds drawn at random need the same
-#'   [set.seed()]).
+#' @inheritParams kitchen_threads
 #' @param verbose Show a progress bar while the data are read.
 #' @param block_size Rows featurised at a time; memory use is about
 #'   `block_size * n_features * 8` bytes. Results do not depend on it beyond
@@ -556,9 +553,7 @@ default_lambdas <- function(values) {
 #'   `"prob"` (the class probabilities, an n x K matrix whose rows sum to
 #'   1) or `"link"` (the log-odds of the second class for two classes, as
 #'   [glm()]; the log-probabilities for more).
-#' @param n_threads Number of threads, or `NULL` for the default. The
-#'   predictions do not depend on it.
-#' @param block_size Rows featurised at a time.
+#' @inheritParams krr_fit
 #' @param parallel For chunked `newdata` only: `"auto"` (the default)
 #'   predicts each chunk in a future when a [future][future::plan] plan other
 #'   than sequential is set, `"future"` always does, `"none"` never does; the

@@ -44,8 +44,7 @@
 #'   `"laplacian"` among kitchen's kernels.
 #' @param n_buckets `NULL` for one column per occupied bin, or a whole number
 #'   of hashed columns per grid.
-#' @param n_threads Number of threads for building the bin tables, or `NULL`
-#'   for the default (see [kitchen_threads()]).
+#' @inheritParams kitchen_threads
 #' @param x Training data (a numeric matrix, a numeric data frame or a
 #'   `Matrix::dgCMatrix`), or, in hashed mode only, the input dimension.
 #' @return An object of class `c("kitchen_rbin", "kitchen_map")`: a plain
@@ -120,13 +119,8 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
 
 #' Features of new data from a random binning map
 #'
+#' @inheritParams predict.kitchen_rff
 #' @param object A map from [rbin()].
-#' @param newdata Data with the map's columns: a numeric matrix, a numeric
-#'   data frame or a `Matrix::dgCMatrix`. When the map was built from data
-#'   with column names, columns are matched by name.
-#' @param n_threads Number of threads, or `NULL` for the default (see
-#'   [kitchen_threads()]). Results do not depend on it.
-#' @param ... Not used.
 #' @return A sparse `Matrix::dgCMatrix` with one row per row of `newdata`
 #'   and `object$n_features` columns, holding `1 / sqrt(n_grids)` in the
 #'   column of each row's bin on each grid. Rows that fall in bins no

@@ -91,8 +91,7 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #' @param newdata Data with the map's columns: a numeric matrix, a numeric
 #'   data frame or a `Matrix::dgCMatrix`. When the map was built from data
 #'   with column names, columns are matched by name.
-#' @param n_threads Number of threads, or `NULL` for the default (see
-#'   [kitchen_threads()]). Results do not depend on it.
+#' @inheritParams kitchen_threads
 #' @param ... Not used.
 #' @return A numeric matrix with one row per row of `newdata` and
 #'   `n_features` columns, whose row inner products approximate the kernel.
@@ -103,9 +102,13 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #'   else on Eigen. `options(kitchen.gemm = "blas")` forces R's BLAS.
 #' @export
 #' @examples
-#' map <- rff(2, n_features = 100, sigma = 1, seed = 42)
-#' z <- predict(map, matrix(c(0, 0, 1, 1), 2, byrow = TRUE), n_threads = 1)
-#' sum(z[1, ] * z[2, ])  # close to exp(-1)
+#' x <- matrix(c(0, 0, 1, 1), 2, byrow = TRUE)
+#' map <- rff(2, n_features = 4000, sigma = 1, seed = 42)
+#' z <- predict(map, x, n_threads = 1)
+#' # The features' inner product approximates the kernel, exp(-1) here; the
+#' # error shrinks like 1 / sqrt(n_features).
+#' c(features = sum(z[1, ] * z[2, ]),
+#'   kernel = kernel_matrix(x, kernel = kernel_gaussian(sigma = 1))[1, 2])
 predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)

@@ -7,7 +7,8 @@
 #' than [RcppParallel::defaultNumThreads()] allows is capped there. Results
 #' never depend on the number of threads.
 #'
-#' @param n_threads `NULL` or a whole number >= 1.
+#' @param n_threads Number of threads: a whole number >= 1, or `NULL` for the
+#'   default (see [kitchen_threads()]). Results do not depend on it.
 #' @return The number of threads that would be used, an integer.
 #' @export
 #' @examples

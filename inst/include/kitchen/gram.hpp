@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include <Eigen/Dense>
+#include "eigen.hpp"
 
 #include "gram_simd.hpp"
 #include "simd.hpp"

@@ -13,7 +13,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include <Eigen/Dense>
+#include "eigen.hpp"
 
 #include "simd.hpp"
 #include "sincos.hpp"

@@ -80,7 +80,7 @@ KITCHEN_TRIDIAG_INLINE double dot_body(const double* x, const double* y, std::si
 
 // y += alpha x over n entries.
 KITCHEN_TRIDIAG_INLINE void axpy_body(double alpha, const double* x, double* y, std::size_t n) {
-  const v8 a = alpha - (v8){0, 0, 0, 0, 0, 0, 0, 0};
+  const v8 a = {alpha, alpha, alpha, alpha, alpha, alpha, alpha, alpha};
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) store8(y + i, a * load8(x + i) + load8(y + i));
   for (; i < n; ++i) y[i] += alpha * x[i];
