@@ -14,6 +14,8 @@
 #   Rscript bench/defaults.R            # full: about 40 min on 2 free cores
 #   Rscript bench/defaults.R --quick    # or KITCHEN_BENCH_QUICK=1: D = 300
 #     and 1000, CoverType on 20,000 training rows, no cost section
+#   KITCHEN_BENCH_FEATURES=300,1000,4000 sets the feature counts, and
+#   --cost adds the cost section to a quick run
 # KITCHEN_BENCH_CACHE=dir keeps the reference methods' results (everything
 # but kitchen) in dir, so that a re-run after changing kitchen refits only
 # kitchen. Results: bench/results/defaults.md and defaults.png.
@@ -24,6 +26,10 @@ suppressPackageStartupMessages(library(kitchen))
 
 quick <- "--quick" %in% commandArgs(TRUE) || nzchar(Sys.getenv("KITCHEN_BENCH_QUICK"))
 feature_counts <- if (quick) c(300, 1000) else c(300, 1000, 4000)
+if (nzchar(Sys.getenv("KITCHEN_BENCH_FEATURES"))) {
+  feature_counts <- as.numeric(strsplit(Sys.getenv("KITCHEN_BENCH_FEATURES"), ",")[[1]])
+}
+with_cost <- !quick || "--cost" %in% commandArgs(TRUE)
 threads <- 2
 
 # --- Data sets: list(name, frame, response, train rows, test rows) -----------
@@ -326,7 +332,7 @@ if (sys.nframe() == 0L) {
   iris_runs <- repeated_splits(sets[[1]], 100)
   mtcars_runs <- repeated_splits(sets[[2]], 24)
   cpu_runs <- cpu_seeds(sets[[12]])
-  cost <- if (!quick) default_cost()
+  cost <- if (with_cost) default_cost()
 
   # Wide table of errors, and the targets on the default map (rff, D = 1000).
   methods <- unique(results$method)
@@ -347,7 +353,7 @@ if (sys.nframe() == 0L) {
     "rff1000 / exact" = if ("exact KRR (CV)" %in% methods) ratio("kitchen rff D=1000", "exact KRR (CV)") else NA,
     "rff1000 / ranger" = ratio("kitchen rff D=1000", "ranger"),
     check.names = FALSE)
-  if (!quick) {
+  if (4000 %in% feature_counts) {
     targets[["rff 4000 / 1000"]] <- ratio("kitchen rff D=4000", "kitchen rff D=1000")
     targets[["fastfood 4000 / 1000"]] <- ratio("kitchen fastfood D=4000", "kitchen fastfood D=1000")
   }
@@ -375,7 +381,8 @@ if (sys.nframe() == 0L) {
   write_result(c(
     "# krr_fit() with every default on real data (bench/defaults.R)", "",
     machine_description(), load_line(),
-    sprintf("mode: %s; total %.0f s", if (quick) "quick (--quick)" else "full", proc.time()[["elapsed"]] - started), "",
+    sprintf("mode: %s, D = %s; total %.0f s", if (quick) "quick (--quick)" else "full",
+            paste(feature_counts, collapse = ", "), proc.time()[["elapsed"]] - started), "",
     "Error: misclassification rate for classes; for regression, test RMSE divided by the test",
     "responses' standard deviation (1 = as good as the mean). kitchen: `krr_fit(y ~ ., train,",
     "features = map, n_features = D)` with nothing else set (`set.seed(1)` before each fit);",
