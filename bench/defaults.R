@@ -15,7 +15,8 @@
 #   Rscript bench/defaults.R --quick    # or KITCHEN_BENCH_QUICK=1: D = 300
 #     and 1000, CoverType on 20,000 training rows, no cost section
 #   KITCHEN_BENCH_FEATURES=300,1000,4000 sets the feature counts, and
-#   --cost adds the cost section to a quick run
+#   --cost adds the cost section to a quick run; KITCHEN_BENCH_OUTPUT=name
+#   writes bench/results/name.md and name.png instead of defaults.*
 # KITCHEN_BENCH_CACHE=dir keeps the reference methods' results (everything
 # but kitchen) in dir, so that a re-run after changing kitchen refits only
 # kitchen. Results: bench/results/defaults.md and defaults.png.
@@ -30,6 +31,7 @@ if (nzchar(Sys.getenv("KITCHEN_BENCH_FEATURES"))) {
   feature_counts <- as.numeric(strsplit(Sys.getenv("KITCHEN_BENCH_FEATURES"), ",")[[1]])
 }
 with_cost <- !quick || "--cost" %in% commandArgs(TRUE)
+output <- Sys.getenv("KITCHEN_BENCH_OUTPUT", "defaults")
 threads <- 2
 
 # --- Data sets: list(name, frame, response, train rows, test rows) -----------
@@ -358,7 +360,7 @@ if (sys.nframe() == 0L) {
     targets[["fastfood 4000 / 1000"]] <- ratio("kitchen fastfood D=4000", "kitchen fastfood D=1000")
   }
 
-  result_png("defaults.png", width = 1000, height = 700)
+  result_png(paste0(output, ".png"), width = 1000, height = 700)
   relative <- errors / errors[, "linear"]
   shown <- c("mean / majority", "ranger", "ksvm", "exact KRR (CV)",
              grep("^kitchen (rff|fastfood) D=1000$|^kitchen rbin", methods, value = TRUE))
@@ -411,7 +413,7 @@ if (sys.nframe() == 0L) {
       "## Cost of the default on bench/krr.R's problem (n = 1e5, d = 64, D = 2048, map given)", "",
       sprintf("lambda = \"gcv\" (the old default) %.2f s, the default %.2f s: ratio %.2f (medians of 3, interleaved)",
               cost[["gcv"]], cost[["default"]], cost[["default"]] / cost[["gcv"]])), "",
-    "Plot: defaults.png (error / linear model's, for D = 1000 and the reference methods).", "",
+    sprintf("Plot: %s.png (error / linear model's, for D = 1000 and the reference methods).", output), "",
     timing_note()
-  ), "defaults.md")
+  ), paste0(output, ".md"))
 }
