@@ -16,7 +16,10 @@
 #     and 1000, CoverType on 20,000 training rows, no cost section
 #   KITCHEN_BENCH_FEATURES=300,1000,4000 sets the feature counts, and
 #   --cost adds the cost section to a quick run; KITCHEN_BENCH_OUTPUT=name
-#   writes bench/results/name.md and name.png instead of defaults.*
+#   writes bench/results/name.md and name.png instead of defaults.*;
+#   KITCHEN_BENCH_MAPS=rff,fastfood,rbin (the default) chooses the maps;
+#   KITCHEN_BENCH_SETS="CPU raw,house_16H" runs only those data sets (and not
+#   the repeated splits and seeds)
 # KITCHEN_BENCH_CACHE=dir keeps the reference methods' results (everything
 # but kitchen) in dir, so that a re-run after changing kitchen refits only
 # kitchen. Results: bench/results/defaults.md and defaults.png.
@@ -32,6 +35,9 @@ if (nzchar(Sys.getenv("KITCHEN_BENCH_FEATURES"))) {
 }
 with_cost <- !quick || "--cost" %in% commandArgs(TRUE)
 output <- Sys.getenv("KITCHEN_BENCH_OUTPUT", "defaults")
+maps <- strsplit(Sys.getenv("KITCHEN_BENCH_MAPS", "rff,fastfood,rbin"), ",")[[1]]
+only_sets <- strsplit(Sys.getenv("KITCHEN_BENCH_SETS"), ",")[[1]]
+with_targets <- !length(only_sets)
 threads <- 2
 
 # --- Data sets: list(name, frame, response, train rows, test rows) -----------
@@ -267,14 +273,16 @@ reference_methods <- function(set) {
 
 kitchen_methods <- function(set) {
   runs <- list()
-  for (features in c("rff", "fastfood")) {
+  for (features in intersect(c("rff", "fastfood"), maps)) {
     for (D in feature_counts) {
       runs[[length(runs) + 1]] <- run_method(set, sprintf("kitchen %s D=%d", features, D),
                                              function(s) fit_kitchen(s, features, D))
     }
   }
-  runs[[length(runs) + 1]] <- run_method(set, "kitchen rbin (100 grids)",
-                                         function(s) fit_kitchen(s, "rbin"))
+  if ("rbin" %in% maps) {
+    runs[[length(runs) + 1]] <- run_method(set, "kitchen rbin (100 grids)",
+                                           function(s) fit_kitchen(s, "rbin"))
+  }
   do.call(rbind, runs)
 }
 
@@ -325,15 +333,19 @@ load_line <- function() {
 if (sys.nframe() == 0L) {
   Sys.setenv(KITCHEN_LOAD_BEFORE = readLines("/proc/loadavg"))
   started <- proc.time()[["elapsed"]]
-  sets <- load_datasets()
+  all_sets <- load_datasets()
+  names(all_sets) <- vapply(all_sets, `[[`, "", "name")
+  sets <- if (length(only_sets)) all_sets[only_sets] else all_sets
   results <- do.call(rbind, lapply(sets, function(set) {
     message(sprintf("%s: %d training, %d test rows", set$name, length(set$train), length(set$test)))
     rbind(reference_methods(set), kitchen_methods(set))
   }))
 
-  iris_runs <- repeated_splits(sets[[1]], 100)
-  mtcars_runs <- repeated_splits(sets[[2]], 24)
-  cpu_runs <- cpu_seeds(sets[[12]])
+  if (with_targets) {
+    iris_runs <- repeated_splits(all_sets[["iris"]], 100)
+    mtcars_runs <- repeated_splits(all_sets[["mtcars"]], 24)
+    cpu_runs <- cpu_seeds(all_sets[["CPU raw"]])
+  }
   cost <- if (with_cost) default_cost()
 
   # Wide table of errors, and the targets on the default map (rff, D = 1000).
@@ -355,9 +367,11 @@ if (sys.nframe() == 0L) {
     "rff1000 / exact" = if ("exact KRR (CV)" %in% methods) ratio("kitchen rff D=1000", "exact KRR (CV)") else NA,
     "rff1000 / ranger" = ratio("kitchen rff D=1000", "ranger"),
     check.names = FALSE)
-  if (4000 %in% feature_counts) {
-    targets[["rff 4000 / 1000"]] <- ratio("kitchen rff D=4000", "kitchen rff D=1000")
-    targets[["fastfood 4000 / 1000"]] <- ratio("kitchen fastfood D=4000", "kitchen fastfood D=1000")
+  for (features in intersect(c("rff", "fastfood"), maps)) {
+    if (all(c(1000, 4000) %in% feature_counts)) {
+      targets[[paste(features, "4000 / 1000")]] <-
+        ratio(sprintf("kitchen %s D=4000", features), sprintf("kitchen %s D=1000", features))
+    }
   }
 
   result_png(paste0(output, ".png"), width = 1000, height = 700)
@@ -398,7 +412,7 @@ if (sys.nframe() == 0L) {
     markdown_table(cbind(targets[1], as.data.frame(lapply(targets[-1], three_digits), check.names = FALSE))), "",
     "## Data sets", "",
     sprintf("- %s: %s", vapply(sets, `[[`, "", "name"), vapply(sets, `[[`, "", "note")), "",
-    "## Repeated splits and seeds (rff, 1000 features unless said)", "",
+    if (with_targets) c("## Repeated splits and seeds (rff, 1000 features unless said)", "",
     sprintf("- iris 100/50, split seeds 1-5: accuracy %s (mean %.3f); multinomial mean %.3f",
             paste(sprintf("%.2f", 1 - iris_runs[, "kitchen"]), collapse = ", "),
             1 - mean(iris_runs[, "kitchen"]), 1 - mean(iris_runs[, "linear"])),
@@ -408,7 +422,7 @@ if (sys.nframe() == 0L) {
             mean(mtcars_runs[, "kitchen"] / mtcars_runs[, "linear"]),
             sum(mtcars_runs[, "kitchen"] > mtcars_runs[, "baseline"])),
     sprintf("- CPU raw inputs, rff D = 300, map seeds 1-5: %s (relative error, Rahimi & Recht's measure)",
-            paste(sprintf("%.2f%%", 100 * cpu_runs), collapse = ", ")),
+            paste(sprintf("%.2f%%", 100 * cpu_runs), collapse = ", "))),
     if (!is.null(cost)) c("",
       "## Cost of the default on bench/krr.R's problem (n = 1e5, d = 64, D = 2048, map given)", "",
       sprintf("lambda = \"gcv\" (the old default) %.2f s, the default %.2f s: ratio %.2f (medians of 3, interleaved)",
