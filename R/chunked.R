@@ -294,7 +294,7 @@ print.kitchen_chunked <- function(x, ...) {
 
 #' @rdname krr_fit
 #' @export
-krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n_folds = 5,
+krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_folds = 5,
                                     n_threads = NULL, verbose = interactive(),
                                     block_size = 4096, parallel = c("auto", "future", "none"),
                                     ...) {
@@ -315,6 +315,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
   check_flag(verbose)
   check_count(block_size)
   if (identical(lambda, "cv")) check_count(n_folds, min = 2)
+  if (missing(lambda)) lambda <- chunked_default_lambda(x, n_folds)
   engine <- chunk_engine(parallel, n_threads)
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   fold_count <- if (identical(lambda, "cv")) n_folds
@@ -327,8 +328,9 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
                        first_pass = first_pass)
   }, resolve_threads(n_threads))
   info <- search$stats$chunks
-  new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count), info$response,
-              search$stats$rows, info$col_names, started, call)
+  warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
+                                    info$response, search$stats$rows, info$col_names, started,
+                                    call))
 }
 
 # Chunked data need a map built beforehand, on a sample: building one needs

@@ -47,10 +47,11 @@
 #' round(tcrossprod(z) - kernel_matrix(xs, kernel = map$kernel), 2)
 fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                      type = c("cos_sin", "cos_phase"),
-                     scale = c("standard", "minmax", "none"), seed = NULL, ...) {
+                     scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL, ...) {
   type <- match_choice(type, c("cos_sin", "cos_phase"))
   scale <- match_choice(scale, c("standard", "minmax", "none"))
   check_feature_count(n_features, type)
+  check_flag(clip)
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
   check_radial_kernel(kernel)
@@ -80,7 +81,7 @@ fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
   structure(list(
     kernel = setup$kernel, d = d, n_features = as.integer(n_features), type = type,
     scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
-    col_names = setup$rescale$names,
+    col_names = setup$rescale$names, clip = if (clip) setup$range,
     signs = signs, perm = perm, gauss = gauss, radial = radial, phases = phases
   ), class = c("kitchen_fastfood", "kitchen_map"))
 }

@@ -15,7 +15,31 @@
 #' R's BLAS and `"eigen"` kitchen's own code. The intercept is not penalised: features and
 #' responses are centred.
 #'
-#' With `lambda = "gcv"` (the default) or a vector of values, one reduction
+#' **What the defaults do, and why.** With every default (`lambda = "cv"`,
+#' a map named by `features` with 1000 features, or 100 grids, built with
+#' `clip = TRUE`), a fit is meant to be safe on any data set, at a cost of
+#' about one more pass's worth of solves:
+#' * lambda is chosen by 5-fold cross-validation, not GCV. GCV trusts the
+#'   training rows: with as many features as rows or more (iris, mtcars) it
+#'   picks the smallest candidate and interpolates, and a few outlying rows
+#'   pull it towards too little penalty. On the real data sets of
+#'   `bench/defaults.R` (1000 rff features), GCV's test error was 4.6 times
+#'   CV's on mtcars and 8 times on iris, and never clearly better
+#'   (results in `bench/results/defaults.md`). CV costs five more
+#'   reductions of a `D x D` matrix (noticeable when `D` is large and the
+#'   rows few), and the same single pass over the data.
+#' * candidates are scored on the response divided by a power of two near
+#'   its largest magnitude (and the solution multiplied back, exactly), so
+#'   the choice does not depend on the units of `y` and `y'y` cannot
+#'   overflow or underflow.
+#' * new inputs are clipped to the training range of each column (see
+#'   `clip` in [rff()]): a test row far outside the training data gets the
+#'   prediction of the training boundary instead of an arbitrary one.
+#' * a warning says when the chosen fit nearly interpolates its rows
+#'   (effective degrees of freedom at least 90% of the rows), which a given
+#'   `lambda` or a grid of small candidates can still produce.
+#'
+#' With `lambda = "gcv"` or a vector of values, one reduction
 #' of the centred `Z'Z` to tridiagonal form (a third of the work of a
 #' symmetric eigendecomposition; kitchen's own blocked Householder reduction
 #' on `n_threads` threads and AVX-512 / AVX2 kernels, or LAPACK's `dsytrd`
@@ -58,7 +82,10 @@
 #' yet. Every bandwidth candidate in `sigma` reads the chunks once more. With
 #' `lambda = "cv"`, whole chunks are assigned to folds in turn (chunk `i` to
 #' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
-#' chunks; `folds` cannot be given.
+#' chunks; `folds` cannot be given. When `lambda` is not given, chunked data
+#' use CV if the number of chunks is known to be at least `n_folds` (a list
+#' or files), else GCV, with a message. The response of chunked data is not
+#' rescaled before scoring (its size is only known after the pass).
 #'
 #' **Chunks in parallel, or on other machines.** With the \pkg{future}
 #' package installed and a plan set (`future::plan(multisession)`,
@@ -85,8 +112,10 @@
 #'   `rff(x, 1000)`), or the name of one (`"rff"`, `"fastfood"`, `"rbin"`),
 #'   built from `x` with the arguments in `...` (defaults: 1000 features, or
 #'   100 grids for `"rbin"`).
-#' @param lambda `"gcv"`, `"cv"`, a positive number, or a vector of
-#'   non-negative candidates scored by GCV (by K-fold CV with
+#' @param lambda `"cv"` (the default: 5-fold cross-validation over 50
+#'   candidates), `"gcv"` (generalised cross-validation, one decomposition,
+#'   cheaper but prone to under-penalising, see Details), a positive number,
+#'   or a vector of non-negative candidates scored by GCV (by K-fold CV with
 #'   `loss = "logistic"` and [rbin()] maps, which have no GCV).
 #' @param loss `"squared"` (ridge regression; classes coded +1 / -1, one
 #'   column per class) or `"logistic"` for a factor `y`: kernel logistic
@@ -148,7 +177,7 @@ krr_fit <- function(x, ...) UseMethod("krr_fit")
 
 #' @rdname krr_fit
 #' @export
-krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL,
+krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                             weights = NULL, loss = c("squared", "logistic"), n_folds = 5,
                             folds = NULL, n_threads = NULL, verbose = interactive(),
                             block_size = 4096, tol = 1e-6, max_iter = 1000, ...) {
@@ -158,6 +187,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   response <- krr_response(y, nrow(x))
   loss <- match_choice(loss, c("squared", "logistic"))
   weights <- check_weights(weights, nrow(x))
+  y_scale <- response_scale(response$y)   # 1 for class codes
+  response$y <- response$y / y_scale
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
@@ -195,7 +226,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
       krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds, weights)
     }, n_threads)
   }
-  fit <- new_krr_fit(search, folds, response, nrow(x), colnames(x), started, call)
+  search <- unscale_search(search, y_scale)
+  fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),
+                                           started, call))
   fit$loss <- loss
   fit$logistic <- search$solution$logistic
   fit$weights <- weights

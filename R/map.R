@@ -82,6 +82,7 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
     abort_arg("{.arg {arg}} must have {map$d} column{?s} like the map's training data, not {ncol(x)}.",
               call = call)
   }
+  if (!is.null(map$clip)) x <- clip_to_range(x, map$clip)
   x
 }
 
@@ -166,13 +167,13 @@ map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env())
     }
     d <- as.integer(x)
     rescale <- list(center = rep(0, d), scale = rep(1, d), names = NULL)
-    return(list(d = d, kernel = kernel, scaling = "none", rescale = rescale))
+    return(list(d = d, kernel = kernel, scaling = "none", rescale = rescale, range = NULL))
   }
   x <- as_data_matrix(x, allow_sparse = TRUE, arg = "x", call = call)
   check_column_names(colnames(x), "x", call)
   rescale <- input_rescaling(x, scale, call = call)
   if (!sigma_given) kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
-  list(d = ncol(x), kernel = kernel, scaling = scale, rescale = rescale)
+  list(d = ncol(x), kernel = kernel, scaling = scale, rescale = rescale, range = input_range(x))
 }
 
 # n_features: a count, even for cos_sin features (cosine and sine pairs),

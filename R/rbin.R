@@ -71,10 +71,11 @@
 #' hashed <- rbin(3, n_grids = 50, sigma = 1, n_buckets = 1024, seed = 1)
 #' dim(predict(hashed, x[1:4, ], n_threads = 1))
 rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
-                 scale = c("standard", "minmax", "none"), n_buckets = NULL, seed = NULL,
+                 scale = c("standard", "minmax", "none"), clip = TRUE, n_buckets = NULL, seed = NULL,
                  n_threads = NULL, ...) {
   scale <- match_choice(scale, c("standard", "minmax", "none"))
   check_count(n_grids)
+  check_flag(clip)
   if (!is.null(n_buckets)) {
     check_count(n_buckets)
     check_column_count(as.numeric(n_grids) * n_buckets, "{.arg n_grids} x {.arg n_buckets}")
@@ -102,7 +103,7 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
     kernel = setup$kernel, d = d, n_grids = as.integer(n_grids),
     n_buckets = if (!is.null(n_buckets)) as.integer(n_buckets),
     scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
-    col_names = setup$rescale$names, pitch = pitch, shift = shift,
+    col_names = setup$rescale$names, clip = if (clip) setup$range, pitch = pitch, shift = shift,
     keys = NULL, n_bins = NULL,
     n_features = if (!is.null(n_buckets)) as.integer(n_grids * n_buckets))
   check_bin_range(map, x, "x")

@@ -31,6 +31,13 @@
 #'   n_features) cos(Wx + b)`. The first has lower variance.
 #' @param scale Rescaling of the inputs: `"standard"`, `"minmax"` or
 #'   `"none"`.
+#' @param clip When `TRUE` (the default) and `x` is data, the map keeps
+#'   each column's training range and clips new inputs to it before
+#'   computing their features, so that a row far outside the training data
+#'   (an outlier, a heavy tail) is treated like the most extreme training row
+#'   rather than landing where the random features are arbitrary. Training
+#'   rows are unchanged. Sparse columns keep 0 in their range. Ignored when
+#'   `x` is a dimension.
 #' @param seed `NULL` to draw from R's random stream (so [set.seed()] before
 #'   the call reproduces the map), or a whole number used locally without
 #'   disturbing the stream.
@@ -56,10 +63,11 @@
 #' round(tcrossprod(z) - kernel_matrix(xs, kernel = map$kernel), 2)
 rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                 type = c("cos_sin", "cos_phase"),
-                scale = c("standard", "minmax", "none"), seed = NULL, ...) {
+                scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL, ...) {
   type <- match_choice(type, c("cos_sin", "cos_phase"))
   scale <- match_choice(scale, c("standard", "minmax", "none"))
   check_feature_count(n_features, type)
+  check_flag(clip)
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
 
@@ -79,7 +87,7 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
   structure(list(
     kernel = setup$kernel, d = setup$d, n_features = as.integer(n_features), type = type,
     scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
-    col_names = setup$rescale$names,
+    col_names = setup$rescale$names, clip = if (clip) setup$range,
     projection = projection,
     phases = phases
   ), class = c("kitchen_rff", "kitchen_map"))

@@ -25,6 +25,7 @@ validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
   # In depth only when asked: predict() and as.matrix() hand the map to C++
   # glue that checks all of it before use (twice cost a fifth of one row's
   # Fastfood features).
+  if (is.null(problem)) problem <- clip_problem(map$clip, map$d)
   if (is.null(problem) && deep && class == "kitchen_fastfood") problem <- fastfood_map_problem_cpp(map)
   if (is.null(problem) && deep && class != "kitchen_fastfood") {
     # Features of no rows: the C++ glue checks the whole map first.

@@ -23,10 +23,11 @@ check_plan_fits <- function(toy, map, paths) {
   chunks <- future_chunks(toy)
   memory <- krr_fit(toy$x, toy$y, map, lambda = "gcv", n_threads = 1)
   fits <- list(
-    list = krr_fit(chunked(chunks), map, verbose = FALSE, parallel = "future"),
+    list = krr_fit(chunked(chunks), map, lambda = "gcv", verbose = FALSE, parallel = "future"),
     "function" = krr_fit(chunked(function(i) if (i <= length(chunks)) chunks[[i]]), map,
-                         verbose = FALSE, parallel = "future"),
-    rds = krr_fit(chunked(paths, y = "resp"), map, verbose = FALSE, parallel = "future"))
+                         lambda = "gcv", verbose = FALSE, parallel = "future"),
+    rds = krr_fit(chunked(paths, y = "resp"), map, lambda = "gcv", verbose = FALSE,
+                  parallel = "future"))
   for (kind in names(fits)) {
     expect_lt(relative_error(fits[[kind]]$coefficients, memory$coefficients), 1e-10)
     expect_equal(fits[[kind]]$intercept, memory$intercept, tolerance = 1e-10)
@@ -39,9 +40,9 @@ check_plan_fits <- function(toy, map, paths) {
   cv_memory <- krr_fit(toy$x, toy$y, map, lambda = "cv", folds = folds, n_threads = 1)
   expect_equal(cv$path, cv_memory$path, tolerance = 1e-10)
 
-  classes <- krr_fit(chunked(future_chunks(toy, "cls")), map, verbose = FALSE,
+  classes <- krr_fit(chunked(future_chunks(toy, "cls")), map, lambda = "gcv", verbose = FALSE,
                      parallel = "future")
-  classes_memory <- krr_fit(toy$x, toy$cls, map, n_threads = 1)
+  classes_memory <- krr_fit(toy$x, toy$cls, map, lambda = "gcv", n_threads = 1)
   expect_lt(relative_error(classes$coefficients, classes_memory$coefficients), 1e-10)
   expect_identical(classes$response, classes_memory$response)
   expect_identical(predict(classes, chunked(chunks), type = "class", parallel = "future"),
@@ -70,7 +71,7 @@ test_that("plan(sequential), multisession and cluster give the same fits as in m
   multisession <- check_plan_fits(toy, map, paths)
   expect_lt(relative_error(multisession$coefficients, sequential$coefficients), 1e-10)
   # "auto" uses the plan: the same fit again.
-  auto <- krr_fit(chunked(future_chunks(toy)), map, verbose = FALSE)
+  auto <- krr_fit(chunked(future_chunks(toy)), map, lambda = "gcv", verbose = FALSE)
   expect_lt(relative_error(auto$coefficients, sequential$coefficients), 1e-10)
   future::plan(future::sequential)  # stops the multisession workers
 

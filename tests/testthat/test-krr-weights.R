@@ -53,11 +53,15 @@ test_that("zero weights give the fit without those rows, also for classes and CV
   keep <- toy$w > 0
   w01 <- as.numeric(keep)
   map <- rff(toy$x, 60, sigma = 1, seed = 4)
-  expect_same_fit(krr_fit(toy$x, toy$y, map, weights = w01, n_threads = 1, verbose = FALSE),
-                  krr_fit(toy$x[keep, ], toy$y[keep], map, n_threads = 1, verbose = FALSE))
+  expect_same_fit(krr_fit(toy$x, toy$y, map, lambda = "gcv", weights = w01, n_threads = 1,
+                          verbose = FALSE),
+                  krr_fit(toy$x[keep, ], toy$y[keep], map, lambda = "gcv", n_threads = 1,
+                          verbose = FALSE))
   label <- factor(ifelse(toy$y > 0.3, "hi", "lo"))
-  expect_same_fit(krr_fit(toy$x, label, map, weights = w01, n_threads = 1, verbose = FALSE),
-                  krr_fit(toy$x[keep, ], label[keep], map, n_threads = 1, verbose = FALSE))
+  expect_same_fit(krr_fit(toy$x, label, map, lambda = "gcv", weights = w01, n_threads = 1,
+                          verbose = FALSE),
+                  krr_fit(toy$x[keep, ], label[keep], map, lambda = "gcv", n_threads = 1,
+                          verbose = FALSE))
   folds <- rep(1:3, length.out = nrow(toy$x))
   by_cv <- krr_fit(toy$x, toy$y, map, lambda = "cv", folds = folds, weights = w01, n_threads = 1,
                    verbose = FALSE)
@@ -110,8 +114,9 @@ test_that("chunked data take weights per chunk (list element or file column)", {
   map <- rff(toy$x, 40, sigma = 1, seed = 7)
   rows <- split(seq_len(240), rep(1:3, each = 80))
   chunks <- lapply(unname(rows), function(r) list(x = toy$x[r, ], y = toy$y[r], weights = toy$w[r]))
-  fit <- krr_fit(chunked(chunks), map, n_threads = 1, verbose = FALSE)
-  in_memory <- krr_fit(toy$x, toy$y, map, weights = toy$w, n_threads = 1, verbose = FALSE)
+  fit <- krr_fit(chunked(chunks), map, lambda = "gcv", n_threads = 1, verbose = FALSE)
+  in_memory <- krr_fit(toy$x, toy$y, map, lambda = "gcv", weights = toy$w, n_threads = 1,
+                       verbose = FALSE)
   expect_same_fit(fit, in_memory)
   expect_identical(fit$n, 240)
   paths <- vapply(1:3, function(i) tempfile(fileext = ".csv"), "")
@@ -120,8 +125,8 @@ test_that("chunked data take weights per chunk (list element or file column)", {
     utils::write.csv(data.frame(toy$x[rows[[i]], ], resp = toy$y[rows[[i]]], w = toy$w[rows[[i]]]),
                      paths[i], row.names = FALSE)
   }
-  from_files <- krr_fit(chunked(paths, y = "resp", weights = "w"), map, n_threads = 1,
-                        verbose = FALSE)
+  from_files <- krr_fit(chunked(paths, y = "resp", weights = "w"), map, lambda = "gcv",
+                        n_threads = 1, verbose = FALSE)
   expect_same_fit(from_files, in_memory)
   expect_error(krr_fit(chunked(chunks), map, weights = toy$w), class = "kitchen_error_argument")
   chunks[[2]]$weights[3] <- -1

@@ -152,7 +152,7 @@ test_that("a fit survives saveRDS and prints, summarises, plots", {
   saveRDS(fit, path)
   again <- readRDS(path)
   expect_identical(predict(again, toy$x), predict(fit, toy$x))
-  expect_output(print(fit), "GCV over 50 candidates")
+  expect_output(print(fit), "5-fold CV over 50 candidates")
   expect_output(print(summary(fit)), "training RMSE")
   expect_identical(dim(coef(fit)), c(61L, 1L))
   pdf(NULL)
@@ -182,7 +182,7 @@ test_that("bad input is refused with clear errors", {
 test_that("sigma candidates reuse the map's draws and keep the best GCV pair", {
   toy <- krr_toy(n = 400)
   map <- rff(toy$x, 100, sigma = 1, seed = 11)
-  fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 4), n_threads = 1)
+  fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 4), lambda = "gcv", n_threads = 1)
   expect_identical(nrow(fit$sigma_path), 3L)
   best <- which.min(fit$sigma_path$score)
   expect_identical(fit$map$kernel$sigma, fit$sigma_path$sigma[best])
@@ -190,7 +190,7 @@ test_that("sigma candidates reuse the map's draws and keep the best GCV pair", {
   rescaled <- map
   rescaled$projection <- map$projection / fit$map$kernel$sigma
   rescaled$kernel$sigma <- fit$map$kernel$sigma
-  direct <- krr_fit(toy$x, toy$y, rescaled, n_threads = 1)
+  direct <- krr_fit(toy$x, toy$y, rescaled, lambda = "gcv", n_threads = 1)
   expect_equal(fit$coefficients, direct$coefficients, tolerance = 1e-10)
   expect_equal(min(direct$path$gcv), min(fit$sigma_path$score), tolerance = 1e-10)
   # A rescaled map equals a map built with that sigma and the same seed.

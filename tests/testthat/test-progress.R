@@ -19,10 +19,12 @@ progress_toy <- function(n = 600, d = 3) {
 test_that("dense fits, CV, sigma candidates and predict run their progress bars", {
   toy <- progress_toy()
   map <- rff(toy$x, 50, sigma = 1, seed = 1)
-  quiet <- krr_fit(toy$x, toy$y, map, block_size = 100, verbose = FALSE, n_threads = 1)
+  quiet <- krr_fit(toy$x, toy$y, map, lambda = "gcv", block_size = 100, verbose = FALSE,
+                   n_threads = 1)
   with_bars_drawn({
     fits <- list(
-      gcv = krr_fit(toy$x, toy$y, map, block_size = 100, verbose = TRUE, n_threads = 1),
+      gcv = krr_fit(toy$x, toy$y, map, lambda = "gcv", block_size = 100, verbose = TRUE,
+                    n_threads = 1),
       cv = krr_fit(toy$x, toy$y, map, lambda = "cv", folds = rep(1:3, 200), block_size = 100,
                    verbose = TRUE, n_threads = 1),
       sigma = krr_fit(toy$x, toy$y, map, sigma = c(0.5, 1, 2), block_size = 100,
@@ -57,16 +59,17 @@ test_that("chunked fits and predictions run their progress bars, in process and 
   data <- chunked(unname(chunks))
   map <- rff(toy$x, 50, sigma = 1, seed = 1)
   with_bars_drawn({
-    here <- krr_fit(data, map, block_size = 100, verbose = TRUE, parallel = "none", n_threads = 1)
+    here <- krr_fit(data, map, lambda = "gcv", block_size = 100, verbose = TRUE, parallel = "none",
+                    n_threads = 1)
     cv <- krr_fit(data, map, lambda = "cv", n_folds = 2, sigma = c(1, 2), block_size = 100,
                   verbose = TRUE, parallel = "none", n_threads = 1)
   })
-  expect_equal(coef(here), coef(krr_fit(toy$x, toy$y, map, block_size = 100, verbose = FALSE,
-                                        n_threads = 1)), tolerance = 1e-8)
+  expect_equal(coef(here), coef(krr_fit(toy$x, toy$y, map, lambda = "gcv", block_size = 100,
+                                        verbose = FALSE, n_threads = 1)), tolerance = 1e-8)
   expect_equal(cv$n_folds, 2)
   skip_if_not_installed("future")
   with_bars_drawn({
-    in_future <- krr_fit(data, map, block_size = 100, verbose = TRUE, parallel = "future",
+    in_future <- krr_fit(data, map, lambda = "gcv", block_size = 100, verbose = TRUE, parallel = "future",
                          n_threads = 1)
   })
   expect_equal(coef(in_future), coef(here), tolerance = 1e-10)

@@ -79,7 +79,7 @@ test_that("each row has one entry 1/sqrt(P) per grid, so z(x)'z(x) = 1", {
 test_that("points in bins no training row occupied get no feature there, and are counted", {
   set.seed(7)
   x <- matrix(runif(200 * 2), 200, 2)
-  map <- rbin(x, n_grids = 10, sigma = 0.3, scale = "none", seed = 8)
+  map <- rbin(x, n_grids = 10, sigma = 0.3, scale = "none", seed = 8, clip = FALSE)
   far <- rbind(c(0.5, 0.5), c(50, 50), c(-40, 3))
   z <- predict(map, far)
   per_row <- as.vector(Matrix::rowSums(z != 0))

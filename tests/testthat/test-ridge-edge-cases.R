@@ -15,8 +15,11 @@ test_that("constant x or a single row gives the intercept-only fit", {
     expect_equal(fit$intercept, mean(y))
     expect_equal(predict(fit, x[1:3, ], n_threads = 1), rep(mean(y), 3))
   }
-  one <- krr_fit(x[1, , drop = FALSE], y[1], map, n_threads = 1)
+  one <- krr_fit(x[1, , drop = FALSE], y[1], map, lambda = "gcv", n_threads = 1)
   expect_equal(predict(one, x[1:2, ], n_threads = 1), rep(y[1], 2))
+  # The default, 5-fold CV, cannot split one row: said with the argument named.
+  expect_error(krr_fit(x[1, , drop = FALSE], y[1], map, n_threads = 1),
+               class = "kitchen_error_argument", regexp = "n_folds")
   cv <- krr_fit(constant, y, map, lambda = "cv", folds = rep(1:3, 10), n_threads = 1)
   held <- vapply(1:3, function(k) sum((y[rep(1:3, 10) == k] - mean(y[rep(1:3, 10) != k]))^2), 0)
   expect_equal(unique(cv$path$cv), sum(held) / 30)
@@ -30,10 +33,16 @@ test_that("a lambda too small for Z'Z is named, with D > n", {
                class = "kitchen_error_argument", regexp = "lambda")
 })
 
-test_that("y whose squares overflow is named for every lambda choice", {
+test_that("y whose squares would overflow is fitted on a rescaled response, for every lambda choice", {
+  # (krr_fit() divides y by a power of two before scoring: R/response_scale.R)
   for (lambda in list("gcv", "cv", 1)) {
-    expect_error(krr_fit(x, y * 1e160, map, lambda = lambda, n_threads = 1),
-                 class = "kitchen_error_argument", regexp = "`y` is too large")
+    set.seed(3)
+    big <- krr_fit(x, y * 1e160, map, lambda = lambda, n_threads = 1, verbose = FALSE)
+    set.seed(3)
+    plain <- krr_fit(x, y, map, lambda = lambda, n_threads = 1, verbose = FALSE)
+    expect_identical(big$lambda, plain$lambda)
+    expect_equal(predict(big, x, n_threads = 1) / 1e160, predict(plain, x, n_threads = 1),
+                 tolerance = 1e-10)
   }
 })
 

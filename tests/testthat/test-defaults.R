@@ -1,0 +1,121 @@
+# The defaults of krr_fit() and the maps (issue "Defaults a user can
+# trust"): lambda by 5-fold CV, a choice that ignores the units of y, a
+# warning when a fit interpolates, new inputs clipped to the training range.
+
+test_that("the default lambda is chosen by 5-fold CV", {
+  set.seed(1)
+  x <- matrix(runif(200 * 2), 200, 2)
+  y <- x[, 1] + rnorm(200, sd = 0.1)
+  fit <- krr_fit(x, y, rff(x, 64, seed = 1), n_threads = 1)
+  expect_false(is.null(fit$path$cv))
+  expect_identical(fit$n_folds, 5L)
+  expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
+})
+
+test_that("the lambda choice and the predictions do not depend on the units of y", {
+  data <- mtcars
+  for (features in c("rff", "fastfood", "rbin")) {
+    for (lambda in list("cv", "gcv")) {
+      if (features == "rbin" && identical(lambda, "gcv")) next
+      fits <- lapply(c(1, 1e154, 1e-200, 2^-1000), function(s) {
+        data$mpg <- mtcars$mpg * s
+        set.seed(3)
+        size <- if (features == "rbin") list(n_grids = 20) else list(n_features = 256)
+        # (GCV interpolates mtcars: the warning is tested below.)
+        fit <- suppressWarnings(do.call(krr_fit, c(list(mpg ~ ., data, features = features,
+                                                        lambda = lambda, n_threads = 1, seed = 2),
+                                                   size)))
+        list(fit = fit, prediction = predict(fit, data, n_threads = 1) / s)
+      })
+      # Conjugate gradients (rbin) stop at a relative residual of 1e-6.
+      tolerance <- if (features == "rbin") 1e-5 else 1e-10
+      for (other in fits[-1]) {
+        expect_identical(other$fit$lambda, fits[[1]]$fit$lambda)
+        expect_equal(other$prediction, fits[[1]]$prediction, tolerance = tolerance)
+      }
+      # A power of two divides exactly: the same bits.
+      expect_identical(fits[[4]]$prediction, fits[[1]]$prediction)
+    }
+  }
+})
+
+test_that("the default fit on mtcars does not interpolate and beats the mean", {
+  fit <- expect_no_warning(krr_fit(mpg ~ ., mtcars[1:24, ], features = "rff", seed = 1,
+                                   n_threads = 1))
+  expect_gt(fit$map$n_features, nrow(mtcars))                 # more features than rows
+  expect_lt(summary(fit)$df, 0.5 * 24)
+  expect_gt(fit$training_rmse, 0.1)
+  rmse <- function(p) sqrt(mean((p - mtcars$mpg[25:32])^2))
+  expect_lt(rmse(predict(fit, mtcars[25:32, ])), rmse(mean(mtcars$mpg[1:24])))
+})
+
+test_that("a fit that interpolates its rows warns, one that does not is silent", {
+  expect_warning(fit <- krr_fit(mpg ~ ., mtcars, features = "rff", seed = 1, n_threads = 1,
+                                lambda = c(1e-12, 1e-11)),
+                 "nearly interpolates its 32 training rows")
+  expect_gt(summary(fit)$df, 0.9 * 32)
+  expect_no_warning(krr_fit(mpg ~ ., mtcars, features = "rff", seed = 1, n_threads = 1,
+                            lambda = c(1, 10)))
+})
+
+test_that("maps clip new inputs to the training range, and clip = FALSE does not", {
+  set.seed(2)
+  x <- matrix(runif(100 * 3), 100, 3)
+  inside <- rbind(c(1, 0.5, 0), x[1, ])
+  outside <- rbind(c(50, 0.5, -3), x[1, ])
+  for (build in list(function(...) rff(x, 64, ...), function(...) fastfood(x, 64, ...),
+                     function(...) rbin(x, 10, ...))) {
+    boundary <- rbind(c(max(x[, 1]), 0.5, min(x[, 3])), x[1, ])
+    map <- build(seed = 1)
+    expect_equal(map$clip$low, apply(x, 2, min))
+    expect_equal(map$clip$high, apply(x, 2, max))
+    expect_identical(as.matrix(predict(map, outside, n_threads = 1)),
+                     as.matrix(predict(map, boundary, n_threads = 1)))
+    expect_identical(as.matrix(predict(map, x, n_threads = 1)),
+                     as.matrix(predict(build(seed = 1, clip = FALSE), x, n_threads = 1)))
+    unclipped <- build(seed = 1, clip = FALSE)
+    expect_null(unclipped$clip)
+    expect_false(isTRUE(all.equal(as.matrix(predict(unclipped, outside, n_threads = 1)),
+                                  as.matrix(predict(unclipped, boundary, n_threads = 1)))))
+  }
+  # Through a fit, and on sparse data (whose zeros stay inside the range).
+  y <- x[, 1]
+  fit <- krr_fit(x, y, rff(x, 64, seed = 1), n_threads = 1)
+  expect_identical(predict(fit, outside, n_threads = 1)[1],
+                   predict(fit, rbind(c(max(x[, 1]), 0.5, min(x[, 3]))), n_threads = 1))
+  sparse <- Matrix::Matrix(rbind(diag(3), diag(3) * 2), sparse = TRUE)
+  map <- rff(sparse, 16, sigma = 1, seed = 1)
+  expect_equal(map$clip$low, c(0, 0, 0))
+  far <- Matrix::Matrix(rbind(c(9, 0, -1)), sparse = TRUE)
+  expect_equal(predict(map, far, n_threads = 1), predict(map, rbind(c(2, 0, 0)), n_threads = 1))
+  expect_error(rff(x, 16, clip = NA), "clip")
+})
+
+test_that("a map with a malformed clip range is refused", {
+  x <- matrix(runif(30), 10, 3)
+  map <- rff(x, 16, seed = 1)
+  map$clip$low <- map$clip$high + 1
+  expect_error(predict(map, x, n_threads = 1), "clip")
+  map$clip <- list(low = 1)
+  expect_error(predict(map, x, n_threads = 1), "clip")
+})
+
+test_that("chunked data default to CV with enough chunks, else to GCV with a message", {
+  set.seed(4)
+  x <- matrix(runif(300 * 2), 300, 2)
+  y <- x[, 1] - x[, 2] + rnorm(300, sd = 0.1)
+  map <- rff(x, 32, seed = 1)
+  parts <- function(k) lapply(split(seq_len(300), rep_len(seq_len(k), 300)),
+                              function(rows) list(x = x[rows, ], y = y[rows]))
+  five <- krr_fit(chunked(parts(5)), map, n_threads = 1, verbose = FALSE)
+  expect_false(is.null(five$path$cv))
+  expect_identical(five$n_folds, 5L)
+  rlang::reset_message_verbosity("kitchen_chunked_default_lambda")
+  expect_message(three <- krr_fit(chunked(parts(3)), map, n_threads = 1, verbose = FALSE),
+                 "GCV")
+  expect_null(three$path$cv)
+  expect_equal(three$coefficients,
+               krr_fit(x[unlist(split(seq_len(300), rep_len(1:3, 300))), ],
+                       y[unlist(split(seq_len(300), rep_len(1:3, 300)))], map,
+                       lambda = "gcv", n_threads = 1)$coefficients, tolerance = 1e-10)
+})
