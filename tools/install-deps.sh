@@ -11,11 +11,11 @@ debian_packages=(
   r-cran-rcpp r-cran-rcppeigen r-cran-rcppparallel r-cran-cli r-cran-rlang
   r-cran-matrix r-cran-testthat r-cran-roxygen2 r-cran-pkgbuild r-cran-knitr
   r-cran-rmarkdown r-cran-processx r-cran-future r-cran-generics r-cran-tibble r-cran-recipes
-  r-cran-tidyr r-cran-ggplot2
+  r-cran-tidyr r-cran-ggplot2 r-cran-data.table
   pandoc tidy qpdf texlive-latex-base
   texlive-latex-recommended texlive-fonts-recommended
 )
-r_packages="Rcpp RcppEigen RcppParallel cli rlang Matrix testthat knitr rmarkdown processx future generics tibble recipes parsnip dials"
+r_packages="Rcpp RcppEigen RcppParallel cli rlang Matrix testthat knitr rmarkdown processx future generics tibble recipes parsnip dials data.table"
 
 if command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
   missing=()
