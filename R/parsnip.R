@@ -54,9 +54,9 @@
 #' @export
 #' @examples
 #' if (requireNamespace("parsnip", quietly = TRUE)) {
-#'   spec <- kernel_ridge(penalty = 1e-4, rbf_sigma = 0.1, num_features = 200) |>
-#'     parsnip::set_mode("regression") |>
-#'     parsnip::set_engine("kitchen", seed = 1, n_threads = 2)
+#'   spec <- kernel_ridge(mode = "regression", penalty = 1e-4, rbf_sigma = 0.1,
+#'                        num_features = 200)
+#'   spec <- parsnip::set_engine(spec, "kitchen", seed = 1, n_threads = 2)
 #'   fit <- parsnip::fit(spec, mpg ~ ., data = mtcars)
 #'   predict(fit, mtcars[1:3, ])
 #' }

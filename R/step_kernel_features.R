@@ -19,7 +19,8 @@
 #' @param role The role of the new columns.
 #' @param trained Whether the step has been prepared (set by recipes).
 #' @param map `"rff"` or `"fastfood"`.
-#' @param num_features Number of features (even: cosine and sine pairs).
+#' @param num_features Number of features (even: cosine and sine pairs);
+#'   tunable (see [num_features()]).
 #' @param sigma Bandwidth of the kernel, or `NULL` for the median
 #'   distance between training rows (see [rff()]).
 #' @param kernel The kernel (a name or an object from [kernels]).
@@ -38,9 +39,9 @@
 #' @export
 #' @examples
 #' if (requireNamespace("recipes", quietly = TRUE)) {
-#'   rec <- recipes::recipe(mpg ~ ., data = mtcars) |>
-#'     step_kernel_features(recipes::all_numeric_predictors(), num_features = 20,
-#'                          sigma = 3, seed = 1)
+#'   rec <- step_kernel_features(recipes::recipe(mpg ~ ., data = mtcars),
+#'                               recipes::all_numeric_predictors(),
+#'                               num_features = 20, sigma = 3, seed = 1)
 #'   prepped <- recipes::prep(rec)
 #'   baked <- recipes::bake(prepped, new_data = mtcars[1:3, ])
 #'   dim(baked)
@@ -53,8 +54,7 @@ step_kernel_features <- function(recipe, ..., role = "predictor", trained = FALS
                                  skip = FALSE, id = NULL) {
   rlang::check_installed("recipes", "for `step_kernel_features()`.")
   map <- match_choice(map, c("rff", "fastfood"))
-  check_feature_count(num_features, "cos_sin")
-  if (!is.null(sigma)) check_positive(sigma)
+  # num_features and sigma may be tune() placeholders until prep().
   check_count(seed, min = 0)
   check_flag(keep_original_cols)
   if (!is.character(prefix) || length(prefix) != 1L || is.na(prefix)) {
@@ -87,6 +87,9 @@ prep.step_kernel_features <- function(x, training, info = NULL, ...) {
     abort_arg(c("{.fn step_kernel_features} needs numeric columns.",
                 x = "Not numeric: {.val {columns[!numeric]}}."), call = NULL)
   }
+  num_features <- x$num_features
+  check_feature_count(num_features, "cos_sin", call = NULL)
+  if (!is.null(x$sigma)) check_positive(x$sigma, arg = "sigma", call = NULL)
   builder <- if (x$map == "rff") rff else fastfood
   data <- as.matrix(training[columns])
   map <- builder(data, n_features = x$num_features, kernel = x$kernel, sigma = x$sigma,
@@ -129,6 +132,14 @@ tidy.step_kernel_features <- function(x, ...) {
                         num_features = rep(x$num_features, length(terms)),
                         sigma = rep(sigma, length(terms)), id = rep(x$id, length(terms)),
                         stringsAsFactors = FALSE))
+}
+
+#' @exportS3Method generics::tunable
+tunable.step_kernel_features <- function(x, ...) {
+  tidy_frame(data.frame(
+    name = "num_features", call_info = I(list(list(pkg = "kitchen", fun = "num_features"))),
+    source = "recipe", component = "step_kernel_features", component_id = x$id,
+    stringsAsFactors = FALSE))
 }
 
 #' @exportS3Method generics::required_pkgs

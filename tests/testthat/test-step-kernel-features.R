@@ -47,7 +47,9 @@ test_that("bad input is refused with errors naming what is wrong", {
   rec <- recipes::recipe(Species ~ ., data = iris)
   expect_error(step_kernel_features(rec, Sepal.Length, map = "rbin"), "map",
                class = "kitchen_error_argument")
-  expect_error(step_kernel_features(rec, Sepal.Length, num_features = 7), "even",
+  expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, num_features = 7)), "even",
+               class = "kitchen_error_argument")
+  expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, sigma = -1)), "sigma",
                class = "kitchen_error_argument")
   expect_error(recipes::prep(step_kernel_features(recipes::recipe(~ ., data = iris), Species)),
                "numeric")
@@ -57,4 +59,15 @@ test_that("bad input is refused with errors naming what is wrong", {
   prepped <- recipes::prep(recipes::recipe(mpg ~ ., data = mtcars) |>
                              step_kernel_features(wt, hp, num_features = 2, sigma = 1, seed = 1))
   expect_error(recipes::bake(prepped, new_data = mtcars[c("mpg", "wt")]), "hp")
+})
+
+test_that("num_features can be tuned: a tune() placeholder, a dials parameter", {
+  skip_if_not_installed("recipes")
+  skip_if_not_installed("dials")
+  rec <- step_kernel_features(recipes::recipe(mpg ~ ., data = mtcars), wt, hp,
+                              num_features = call("tune", ""), seed = 1)  # what tune() gives
+  tunable <- generics::tunable(rec$steps[[1]])
+  expect_identical(tunable$name, "num_features")
+  expect_identical(tunable$call_info[[1]], list(pkg = "kitchen", fun = "num_features"))
+  expect_identical(tunable$component_id, rec$steps[[1]]$id)
 })
