@@ -1,8 +1,10 @@
 # The CSV reader of chunked() files: data.table::fread() when data.table
 # (Suggests) is installed, several times faster than utils::read.csv() on
 # large chunks (bench/csv-reader.R), else read.csv(). Both give the same
-# data frame of numbers. options(kitchen.csv_reader = "read.csv") (or
-# "fread") forces one.
+# columns and types; their decimal parsers round a few numbers in 10,000
+# to neighbouring doubles (one unit in the last place), so fits agree to
+# about 1e-13, not bit for bit. options(kitchen.csv_reader = "read.csv")
+# (or "fread") forces one.
 
 read_csv_chunk <- function(path) {
   if (csv_reader(path) == "fread") {
