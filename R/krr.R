@@ -86,7 +86,22 @@
 #'   built from `x` with the arguments in `...` (defaults: 1000 features, or
 #'   100 grids for `"rbin"`).
 #' @param lambda `"gcv"`, `"cv"`, a positive number, or a vector of
-#'   non-negative candidates scored by GCV.
+#'   non-negative candidates scored by GCV (by K-fold CV with
+#'   `loss = "logistic"` and [rbin()] maps, which have no GCV).
+#' @param loss `"squared"` (ridge regression; classes coded +1 / -1, one
+#'   column per class) or `"logistic"` for a factor `y`: kernel logistic
+#'   regression (binary, or multinomial with more than two classes),
+#'   minimising `sum(w * -log(p[y])) + lambda * ||beta||^2` by bound
+#'   optimisation (Boehning, 1992): the Hessian is bounded by a fixed
+#'   multiple of `Z'WZ`, read in one pass like the least-squares
+#'   statistics and factored once per lambda, and each step then needs one
+#'   pass for the gradient (features and `Z'W(Y - P)`, all classes at
+#'   once), accelerated by Nesterov's momentum; the feature matrix is never
+#'   held.
+#'   `lambda` is then chosen by K-fold CV of the held-out log-loss (largest
+#'   candidate first, each fold warm-started), unless one number is given;
+#'   `predict(type = "prob")` gives class probabilities. Not yet available
+#'   for [rbin()] maps or chunked data.
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
 #'   folds at random (use [set.seed()] to reproduce), unless `folds` is given.
 #' @param folds Optional fold number of each row, for `lambda = "cv"`.
@@ -109,7 +124,9 @@
 #'   uses futures (under `plan(sequential)` they run in this process);
 #'   `"none"` never does.
 #' @param tol,max_iter Relative residual at which conjugate gradients stop,
-#'   and their iteration cap, for [rbin()] maps.
+#'   and their iteration cap, for [rbin()] maps; with `loss = "logistic"`,
+#'   the relative change of the objective between steps at which the
+#'   solver stops, and its cap on passes over the data.
 #' @param ... Arguments for the map constructor when `features` is a name.
 #' @return An object of class `kitchen_krr`: a plain list with the map,
 #'   `coefficients` (a `n_features x k` matrix), `intercept`, `lambda`, the
@@ -135,12 +152,13 @@ krr_fit <- function(x, ...) UseMethod("krr_fit")
 #' @rdname krr_fit
 #' @export
 krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL,
-                            weights = NULL, n_folds = 5, folds = NULL, n_threads = NULL,
-                            verbose = interactive(), block_size = 4096,
-                            tol = 1e-6, max_iter = 1000, ...) {
+                            weights = NULL, loss = c("squared", "logistic"), n_folds = 5,
+                            folds = NULL, n_threads = NULL, verbose = interactive(),
+                            block_size = 4096, tol = 1e-6, max_iter = 1000, ...) {
   call <- fit_call(match.call())
   x <- as_data_matrix(x, allow_sparse = TRUE)
   response <- krr_response(y, nrow(x))
+  loss <- match_choice(loss, c("squared", "logistic"))
   weights <- check_weights(weights, nrow(x))
   check_lambda(lambda)
   check_flag(verbose)
@@ -151,17 +169,25 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
   map <- krr_features(features, x, ...)
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   binned <- inherits(map, "kitchen_rbin")
+  logistic <- loss == "logistic"
+  if (logistic) check_logistic(response, map)
   if (binned) {
     x <- map_input(map, x, arg = "x")
     if (!is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
   }
   if (!binned) check_gram_size(map$n_features)
-  # Sparse maps have no eigendecomposition: every lambda choice is by CV.
-  by_cv <- identical(lambda, "cv") || (binned && !(is.numeric(lambda) && length(lambda) == 1))
+  # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
+  # every lambda choice is by CV.
+  by_cv <- identical(lambda, "cv") ||
+    ((binned || logistic) && !(is.numeric(lambda) && length(lambda) == 1))
   folds <- if (by_cv) krr_folds(folds, nrow(x), n_folds)
 
   started <- proc.time()[["elapsed"]]
-  if (binned) {
+  if (logistic) {
+    search <- logistic_search(map, sigmas, function(candidate) {
+      memory_logistic_source(candidate, x, response$y, weights, folds, block_size, n_threads)
+    }, response$levels, lambda, if (!is.null(folds)) max(folds), tol, max_iter, verbose)
+  } else if (binned) {
     solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads,
                              verbose, weights)
     search <- list(map = map, solution = solution, sigma_path = NULL,
@@ -172,10 +198,18 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "gcv", sigma = NULL
     }, n_threads)
   }
   fit <- new_krr_fit(search, folds, response, nrow(x), colnames(x), started, call)
+  fit$loss <- loss
+  fit$logistic <- search$solution$logistic
   fit$weights <- weights
   fit$fitted.values <- search$solution$fitted %||%
     predict_rows(fit, map_input(fit$map, x, arg = "x"), n_threads, block_size, verbose,
                  "Fitted values")
+  if (logistic) {
+    fit$fitted.values <- softmax_rows(fit$fitted.values)
+    indicators <- (response$y + 1) / 2
+    fit$training_rmse <- sqrt(colSums((weights %||% 1) * (indicators - fit$fitted.values)^2) /
+                                fit$total_weight)
+  }
   fit$y <- y
   fit
 }
@@ -201,14 +235,18 @@ krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
   score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
   scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
   best <- if (length(fits) > 1) which.min(scores) else 1L
-  sigma_path <- if (length(fits) > 1) {
-    paths <- lapply(fits, function(f) cbind(sigma = f$map$kernel$sigma, f$solution$path))
-    structure(data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
-                         lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores),
-              paths = do.call(rbind, paths))
-  }
   list(map = fits[[best]]$map, solution = fits[[best]]$solution,
-       stats = fits[[best]]$stats, sigma_path = sigma_path, read = read)
+       stats = fits[[best]]$stats, sigma_path = bandwidth_path(fits, scores), read = read)
+}
+
+# With several bandwidth candidates: each one's score and chosen lambda, and
+# (attribute "paths") the scores of all its lambdas, for plot().
+bandwidth_path <- function(fits, scores) {
+  if (length(fits) < 2) return(NULL)
+  paths <- lapply(fits, function(f) cbind(sigma = f$map$kernel$sigma, f$solution$path))
+  structure(data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
+                       lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores),
+            paths = do.call(rbind, paths))
 }
 
 # The kitchen_krr object, from the search result and what describes the data.
@@ -506,8 +544,12 @@ default_lambdas <- function(values) {
 #'   the training rows (padded with NA under `na.exclude`, see
 #'   [fitted()][kitchen_krr-methods]).
 #' @param type `"response"` for the fitted values (a vector for a single
-#'   response, else a matrix with one column per response or class), or
-#'   `"class"` for the predicted class of a classification fit.
+#'   response, else a matrix with one column per response or class; for a
+#'   `loss = "logistic"` fit, the class probabilities), `"class"` for the
+#'   predicted class of a classification fit, and for logistic fits
+#'   `"prob"` (the class probabilities, an n x K matrix whose rows sum to
+#'   1) or `"link"` (the log-odds of the second class for two classes, as
+#'   [glm()]; the log-probabilities for more).
 #' @param n_threads Number of threads, or `NULL` for the default. The
 #'   predictions do not depend on it.
 #' @param block_size Rows featurised at a time.
@@ -543,19 +585,25 @@ default_lambdas <- function(values) {
 #' table(predict(classifier, x[801:1000, ], type = "class", n_threads = 2),
 #'       label[801:1000])
 #' head(predict(classifier, x[801:1000, ], n_threads = 2), 3)
-predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
+predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "prob", "link"),
                                 n_threads = NULL, block_size = 4096,
                                 parallel = c("auto", "future", "none"),
                                 na.action = stats::na.pass, verbose = FALSE, ...) {
   validate_fit(object)
-  type <- match_choice(type, c("response", "class"))
+  type <- match_choice(type, c("response", "class", "prob", "link"))
+  logistic <- identical(object[["loss"]], "logistic")
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
+  }
+  if (type %in% c("prob", "link") && !logistic) {
+    abort_arg(c("{.code type = \"{type}\"} needs a fit with {.code loss = \"logistic\"}.",
+                i = "Least-squares scores of a classification fit are not probabilities."))
   }
   check_flag(verbose)
   if (missing(newdata) || is.null(newdata)) {
     fitted <- fitted_values(object)
-    out <- if (type == "class") class_of(object, fitted) else fitted
+    out <- if (type == "class") class_of(object, fitted) else
+      if (logistic) logistic_output(log(fitted), type) else fitted
     return(stats::napredict(object$na.action, out))
   }
   if (inherits(newdata, "kitchen_chunked")) {
@@ -580,6 +628,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class"),
   }
   if (!is.null(design$offset)) out <- out + design$offset
   if (type == "class") return(class_of(object, out))
+  if (logistic) return(logistic_output(out, type))
   if (object$response$type == "vector") drop(out) else out
 }
 
@@ -611,7 +660,10 @@ print.kitchen_krr <- function(x, ...) {
   validate_fit(x, full = TRUE)
   cat("<kitchen ridge regression on random features>\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 70), collapse = "\n  "), "\n", sep = "")
-  task <- if (x$response$type == "class") {
+  task <- if (identical(x[["loss"]], "logistic")) {
+    sprintf("classification, %d classes (%s)", length(x$response$levels),
+            if (length(x$response$levels) == 2) "logistic" else "multinomial logistic")
+  } else if (x$response$type == "class") {
     sprintf("classification, %d classes (one-vs-rest)", length(x$response$levels))
   } else sprintf("regression, %d response%s", ncol(x$coefficients),
                  if (ncol(x$coefficients) > 1) "s" else "")
@@ -644,9 +696,14 @@ print.summary.kitchen_krr <- function(x, ...) {
   print_map_fields(c(
     "training RMSE" = paste(format(fit$training_rmse, digits = 4), collapse = ", "),
     "GCV score" = if (is.na(x$gcv)) "-" else format(x$gcv, digits = 4),
-    "CV mean squared error" = if (is.null(x$cv)) "-" else format(x$cv, digits = 4),
+    "CV mean squared error" = if (is.null(x$cv) || !is.null(fit$logistic)) "-" else format(x$cv, digits = 4),
     "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
-    "solver" = if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
+    "log-loss, accuracy" = if (!is.null(fit$logistic)) sprintf("%s, %s (training)",
+      format(fit$logistic$log_loss, digits = 4), format(fit$logistic$accuracy, digits = 4)),
+    "CV log-loss" = if (!is.null(fit$logistic) && !is.null(x$cv)) format(x$cv, digits = 4),
+    "logistic solver" = if (!is.null(fit$logistic)) sprintf("bound optimisation, %d passes over the data, %s",
+      fit$logistic$passes, if (fit$logistic$converged) "converged" else "NOT converged"),
+    "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("conjugate gradients, %s iterations, relative residual %s (tol %g)%s",
               paste(fit$solver$iterations, collapse = ", "),
               format(max(fit$solver$residual), digits = 2), fit$solver$tol,
@@ -679,7 +736,8 @@ plot.kitchen_krr <- function(x, ...) {
     by_cv <- !is.null(x$path$cv)
     graphics::plot(x$path$lambda, if (by_cv) x$path$cv else x$path$gcv, log = "xy", type = "b",
                    pch = 20, xlab = "lambda",
-                   ylab = if (by_cv) "CV mean squared error" else "GCV score",
+                   ylab = if (identical(x[["loss"]], "logistic")) "CV log-loss" else
+                     if (by_cv) "CV mean squared error" else "GCV score",
                    main = sprintf("Choice of lambda (%s)", if (by_cv) "cross-validation" else "GCV"),
                    ...)
     graphics::abline(v = x$lambda, lty = 2)

@@ -12,7 +12,8 @@
 #'
 #' For a classification fit, the fitted values are the one-vs-rest scores
 #' (a matrix with a column per class) and the residuals are the +1 / -1
-#' class codes minus those scores. With `na.action = na.exclude` in the
+#' class codes minus those scores; with `loss = "logistic"`, the fitted
+#' class probabilities and the 0 / 1 class indicators minus them. With `na.action = na.exclude` in the
 #' formula method, rows dropped for NA come back as NA in their places.
 #'
 #' @param object A fit from [krr_fit()].
@@ -48,8 +49,10 @@ residuals.kitchen_krr <- function(object, ...) {
   fitted <- fitted_values(object)
   observed <- object$y
   if (object$response$type == "class") {
-    observed <- 2 * outer(match(as.character(observed), object$response$levels),
-                          seq_along(object$response$levels), "==") - 1
+    # 0 / 1 indicators against probabilities (logistic), else the +1 / -1 codes
+    indicators <- 1 * outer(match(as.character(observed), object$response$levels),
+                            seq_along(object$response$levels), "==")
+    observed <- if (identical(object[["loss"]], "logistic")) indicators else 2 * indicators - 1
     dimnames(observed) <- dimnames(fitted)
   }
   stats::naresid(object$na.action, observed - fitted)

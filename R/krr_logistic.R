@@ -1,0 +1,264 @@
+# Kernel logistic regression on random features: krr_fit(loss = "logistic").
+#
+# Minimises sum_i w_i * (-log p_i[y_i]) + lambda * ||beta||^2 over the
+# coefficients of every class (intercepts not penalised), p_i the softmax of
+# the class links b_k + z(x_i)'beta_k; with two classes the first class's
+# link is fixed at 0, so that p_i is the logistic function of one link.
+# Solved by bound optimisation (logistic_bound()): one pass for Z'WZ, then
+# one cheap pass (features and the gradient, never the n x D matrix) per
+# step. The data are reached through a `source` (in memory here, chunked in
+# chunked_logistic.R) with two passes: statistics(folds) and
+# gradient(state, part), `part` NULL for all rows, or list(fold, side) for
+# the training ("train") or held-out ("test") rows of one fold.
+
+# The fit as krr_solve() returns it (coefficients D x K, intercepts, lambda,
+# path), with the solver's report.
+logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max_iter, verbose) {
+  cv <- !is.numeric(lambda) || length(lambda) > 1
+  stats <- source$statistics(cv)
+  path <- NULL
+  if (cv) {
+    path <- logistic_cv_path(source, stats, n_features, levels, lambda, n_folds, tol, verbose)
+    lambda <- path$lambda[which.min(path$cv)]
+  }
+  fit <- logistic_bound(stats, function(state) source$gradient(state), n_features,
+                        length(levels), lambda, NULL, tol, max_iter)
+  if (!fit$converged) {
+    cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
+                    i = "Relative change of the objective {format(fit$change, digits = 3)}; raise {.arg max_iter} or {.arg lambda}."))
+  }
+  colnames(fit$coefficients) <- names(fit$intercept) <- levels
+  list(coefficients = fit$coefficients, intercept = fit$intercept, lambda = lambda,
+       path = path %||% data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_),
+       total_weight = stats$n, training_rmse = rep(NA_real_, length(levels)),
+       logistic = list(passes = fit$passes, converged = fit$converged, change = fit$change,
+                       log_loss = fit$log_loss / stats$n,
+                       accuracy = fit$correct / stats$n))
+}
+
+# Bound optimisation (Boehning 1992): the Hessian of the log-loss is at most
+# c [1 Z]'W[1 Z] with c = 1/4 for two classes and 1/2 for more (W the sample
+# weights), a matrix that does not change between steps. So Z'WZ is read
+# once (`stats`), factored once per lambda, and each step needs only the
+# gradient: one pass computing features and Z'W(Y - P), no Gram matrix,
+# every class at once. Steps are extrapolated (Nesterov's momentum,
+# restarted when the objective rises); a step of the bound itself never
+# raises it.
+logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, max_iter) {
+  free <- if (k == 2) 2L else seq_len(k)
+  curvature <- if (k == 2) 1 / 4 else 1 / 2
+  n <- stats$n
+  zbar <- stats$zsum / n
+  factor <- chol(curvature * (stats$gram - n * tcrossprod(zbar)) +
+                   diag(2 * lambda, length(zbar)))
+  state <- start %||% logistic_start(stats, n_features, k)
+  accepted <- NULL
+  momentum <- 1
+  passes <- 0L
+  change <- Inf
+  repeat {
+    pass <- gradient(state)
+    passes <- passes + 1L
+    objective <- pass$log_loss + lambda * sum(state$coefficients^2)
+    if (!is.null(accepted) && objective > accepted$objective) {
+      # The extrapolated point is worse: restart from the last bound step.
+      if (passes >= max_iter) break
+      state <- accepted$bound_step
+      momentum <- 1
+      next
+    }
+    if (!is.null(accepted)) {
+      change <- abs(accepted$objective - objective) / max(objective, 1e-300)
+    }
+    previous <- accepted
+    accepted <- list(coefficients = state$coefficients, intercept = state$intercept,
+                     objective = objective, log_loss = pass$log_loss, correct = pass$correct)
+    if (change < tol || passes >= max_iter) break
+    # The bound's minimiser from `state`: (c Zc'WZc + 2 lambda) d = g - 2 lambda beta,
+    # and the intercepts from c (n db + s'd) = g0.
+    rhs <- pass$zg[, free, drop = FALSE] - zbar %o% pass$g0[free] -
+      2 * lambda * state$coefficients[, free, drop = FALSE]
+    step <- backsolve(factor, forwardsolve(t(factor), rhs))
+    bound_step <- state
+    bound_step$coefficients[, free] <- state$coefficients[, free] + step
+    bound_step$intercept[free] <- state$intercept[free] + pass$g0[free] / (curvature * n) -
+      colSums(zbar * step)
+    accepted$bound_step <- bound_step
+    # Nesterov's extrapolation from the previous bound step.
+    next_momentum <- (1 + sqrt(1 + 4 * momentum^2)) / 2
+    state <- bound_step
+    if (!is.null(previous$bound_step)) {
+      blend <- (momentum - 1) / next_momentum
+      state$coefficients <- bound_step$coefficients +
+        blend * (bound_step$coefficients - previous$bound_step$coefficients)
+      state$intercept <- bound_step$intercept +
+        blend * (bound_step$intercept - previous$bound_step$intercept)
+    }
+    momentum <- next_momentum
+  }
+  c(accepted[c("coefficients", "intercept", "log_loss", "correct")],
+    list(passes = passes, converged = change < tol, change = change))
+}
+
+# The intercept-only model: links log(class share), no feature weight. The
+# +1 / -1 coded statistics give the shares: sum w y = 2 (class weight) - n.
+logistic_start <- function(stats, n_features, k) {
+  share <- pmax((stats$ysum / stats$n + 1) / 2, 1e-10)
+  intercept <- log(share) - if (k == 2) log(share[1]) else 0
+  list(coefficients = matrix(0, n_features, k), intercept = intercept)
+}
+
+# One pass over rows x with classes `onehot` (0 / 1 columns): the weighted
+# log-loss at `state`, the weight of correctly classified rows, and the
+# gradient in the links' coefficients, Z'W(Y - P) (D x K) and
+# colSums(W(Y - P)).
+logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_threads) {
+  k <- ncol(onehot)
+  out <- list(log_loss = 0, correct = 0, zg = matrix(0, map$n_features, k), g0 = numeric(k))
+  n <- nrow(x)
+  for (start in seq(1, max(n, 1), by = block_size)) {
+    if (n == 0) break
+    rows <- start:min(n, start + block_size - 1)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    p <- softmax_rows(z %*% state$coefficients + rep(state$intercept, each = length(rows)))
+    y <- onehot[rows, , drop = FALSE]
+    w <- weights[rows]
+    residual <- w * (y - p)
+    out$log_loss <- out$log_loss - sum(w * log(pmax(rowSums(p * y), 1e-300)))
+    out$correct <- out$correct + sum(w[max.col(p, "first") == max.col(y, "first")])
+    out$zg <- out$zg + crossprod(z, residual)
+    out$g0 <- out$g0 + colSums(residual)
+  }
+  out
+}
+
+# Sums of gradient passes (over chunks).
+add_gradients <- function(a, b) {
+  if (is.null(a)) return(b)
+  list(log_loss = a$log_loss + b$log_loss, correct = a$correct + b$correct,
+       zg = a$zg + b$zg, g0 = a$g0 + b$g0)
+}
+
+# Rows in memory as a logistic source. `coded` is the +1 / -1 class coding
+# of krr_response(); the rows of each fold are split off once, when first
+# asked for.
+memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_threads) {
+  weights <- weights %||% rep(1, nrow(x))
+  onehot <- (coded + 1) / 2
+  parts <- list()
+  rows_of <- function(part) {
+    key <- paste(part$fold, part$side)
+    if (is.null(parts[[key]])) {
+      rows <- which((folds == part$fold) == (part$side == "test"))
+      parts[[key]] <<- list(x = x[rows, , drop = FALSE], onehot = onehot[rows, , drop = FALSE],
+                            weights = weights[rows])
+    }
+    parts[[key]]
+  }
+  list(
+    statistics = function(by_fold) {
+      krr_statistics(map, x, coded, block_size, n_threads, FALSE, if (by_fold) folds, weights)
+    },
+    gradient = function(state, part = NULL) {
+      if (is.null(part)) {
+        return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads))
+      }
+      rows <- rows_of(part)
+      logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads)
+    })
+}
+
+# Class links of the rows of x under a fit (n x K).
+logistic_links <- function(map, x, fit, block_size, n_threads) {
+  n <- nrow(x)
+  out <- matrix(0, n, ncol(fit$coefficients))
+  for (start in seq(1, n, by = block_size)) {
+    rows <- start:min(n, start + block_size - 1)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    out[rows, ] <- z %*% fit$coefficients
+  }
+  sweep(out, 2, fit$intercept, "+")
+}
+
+# Row-wise softmax, shifted by the row maximum so that nothing overflows.
+softmax_rows <- function(links) {
+  links <- as.matrix(links)
+  e <- exp(links - apply(links, 1, max))
+  e / rowSums(e)
+}
+
+# K-fold CV of the held-out log-loss over candidate lambdas, largest first,
+# each fold warm-started from its previous solution and solved to a relative
+# change of max(tol, 1e-6) (scores need less precision than the final fit);
+# stops once the CV loss has risen for `patience` candidates past its
+# minimum. Each fold's Z'WZ comes from the per-fold sums of one pass.
+logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds, tol, verbose,
+                             patience = 2) {
+  lambdas <- if (is.character(lambda)) logistic_lambdas(stats) else sort(lambda, decreasing = TRUE)
+  starts <- vector("list", n_folds)
+  cv <- rep(NA_real_, length(lambdas))
+  bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
+  for (l in seq_along(lambdas)) {
+    loss <- 0
+    for (k in seq_len(n_folds)) {
+      train <- list(fold = k, side = "train")
+      fit <- logistic_bound(sum_statistics(stats, stats$folds[[k]], sign = -1),
+                            function(state) source$gradient(state, train), n_features,
+                            length(levels), lambdas[l], starts[[k]], max(tol, 1e-6), 200)
+      starts[[k]] <- fit
+      loss <- loss + source$gradient(fit, list(fold = k, side = "test"))$log_loss
+    }
+    cv[l] <- loss / stats$n
+    if (!is.null(bar)) cli::cli_progress_update(id = bar)
+    if (l - which.min(cv) >= patience) break
+  }
+  reached <- !is.na(cv)
+  data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached])
+}
+
+# Candidates: the mean eigenvalue of the bound c Zc'WZc (c <= 1/2), times
+# 10^1 .. 10^-6.
+logistic_lambdas <- function(stats) {
+  n <- stats$n
+  mean_eigenvalue <- mean(diag(stats$gram) - stats$zsum^2 / n) / 4
+  max(mean_eigenvalue, .Machine$double.eps) * 10^seq(1, -6, length.out = 15)
+}
+
+# Each bandwidth candidate scored by its CV log-loss (when lambda is chosen
+# by CV); the best kept. The same result shape as krr_bandwidth_search().
+# `source_for(map)` gives the data source for a candidate map.
+logistic_search <- function(map, sigmas, source_for, levels, lambda, n_folds, tol, max_iter,
+                            verbose) {
+  began <- proc.time()[["elapsed"]]
+  fits <- lapply(sigmas, function(s) {
+    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
+    list(map = candidate,
+         solution = logistic_ridge(source_for(candidate), candidate$n_features, levels, lambda,
+                                   n_folds, tol, max_iter, verbose))
+  })
+  scores <- vapply(fits, function(f) min(f$solution$path$cv %||% NA_real_), 0)
+  best <- if (length(fits) > 1) which.min(scores) else 1L
+  list(map = fits[[best]]$map, solution = fits[[best]]$solution,
+       sigma_path = bandwidth_path(fits, scores),
+       read = proc.time()[["elapsed"]] - began)
+}
+
+# The logistic loss needs classes and a dense map.
+check_logistic <- function(response, map, call = rlang::caller_env()) {
+  if (response$type != "class") {
+    abort_arg("{.code loss = \"logistic\"} needs a factor {.arg y} (classes), not numbers.", call = call)
+  }
+  if (inherits(map, "kitchen_rbin")) {
+    abort_arg(c("{.code loss = \"logistic\"} is not available for {.fn rbin} maps yet.",
+                i = "Use an {.fn rff} or {.fn fastfood} map, or the squared loss."), call = call)
+  }
+}
+
+# predict() of a logistic fit from the class links (n x K, named): the
+# probabilities ("response", "prob"), or the link: the log-odds of the
+# second class for two classes (as glm()), else the log-probabilities.
+logistic_output <- function(links, type) {
+  if (type != "link") return(softmax_rows(links))
+  if (ncol(links) == 2) return(stats::setNames(links[, 2] - links[, 1], rownames(links)))
+  links - apply(links, 1, max) - log(rowSums(exp(links - apply(links, 1, max))))
+}

@@ -1,0 +1,124 @@
+# Kernel logistic regression (loss = "logistic"): the Newton passes reach
+# the minimum of sum w * -log p[y] + lambda ||beta||^2 (checked against a
+# direct minimisation on the explicit feature matrix), probabilities and
+# links are consistent, weights act as replicated rows, lambda by CV.
+
+logistic_toy <- function(n = 160, classes = 2, seed = 3) {
+  set.seed(seed)
+  x <- matrix(runif(n * 2, -2, 2), n, 2)
+  score <- cbind(sin(2 * x[, 1]), x[, 2], -x[, 1] * x[, 2])[, seq_len(classes)]
+  label <- max.col(as.matrix(score) + matrix(rnorm(n * classes, sd = 0.5), n), "first")
+  if (classes == 2) label <- ifelse(sin(2 * x[, 1]) + rnorm(n, sd = 0.5) > 0, 2, 1)
+  list(x = x, y = factor(c("a", "b", "c")[label], levels = c("a", "b", "c")[seq_len(classes)]))
+}
+
+# The penalised objective minimised directly (BFGS with the exact gradient)
+# over free links: one for two classes, K for more.
+direct_logistic <- function(z, y, lambda, w = rep(1, nrow(z))) {
+  k <- nlevels(y)
+  free <- if (k == 2) 1 else k
+  onehot <- outer(as.integer(y), seq_len(k), "==") * 1
+  unpack <- function(theta) {
+    m <- matrix(theta, ncol(z) + 1, free)
+    if (k == 2) m <- cbind(0, m)
+    m
+  }
+  objective <- function(theta) {
+    m <- unpack(theta)
+    links <- cbind(1, z) %*% m
+    p <- exp(links - apply(links, 1, max))
+    p <- p / rowSums(p)
+    value <- -sum(w * log(rowSums(p * onehot))) + lambda * sum(m[-1, ]^2)
+    grad <- crossprod(cbind(1, z), w * (p - onehot)) + 2 * lambda * rbind(0, m[-1, , drop = FALSE])
+    attr(value, "gradient") <- if (k == 2) grad[, 2] else grad
+    value
+  }
+  fit <- stats::optim(rep(0, (ncol(z) + 1) * free), function(t) c(objective(t)),
+                      function(t) c(attr(objective(t), "gradient")), method = "BFGS",
+                      control = list(maxit = 5000, reltol = 1e-14))
+  links <- cbind(1, z) %*% unpack(fit$par)
+  p <- exp(links - apply(links, 1, max))
+  list(prob = p / rowSums(p), objective = fit$value)
+}
+
+test_that("binary and multinomial fits reach the penalised minimum", {
+  for (classes in 2:3) {
+    toy <- logistic_toy(classes = classes)
+    map <- rff(toy$x, 20, sigma = 1, seed = 4)
+    fit <- krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = 0.5, tol = 1e-12,
+                   n_threads = 1, verbose = FALSE)
+    expect_true(fit$logistic$converged)
+    reference <- direct_logistic(predict(map, toy$x), toy$y, 0.5)
+    prob <- predict(fit, toy$x, type = "prob")
+    expect_equal(unname(prob), unname(reference$prob), tolerance = 1e-5)
+    expect_identical(colnames(prob), levels(toy$y))
+    expect_equal(rowSums(prob), rep(1, nrow(toy$x)), ignore_attr = TRUE)
+    objective <- fit$logistic$log_loss * nrow(toy$x) + 0.5 * sum(fit$coefficients^2)
+    expect_equal(objective, reference$objective, tolerance = 1e-6)
+    expect_equal(fitted(fit), prob, tolerance = 1e-12)
+    expect_identical(predict(fit, type = "class"), predict(fit, toy$x, type = "class"))
+    expect_equal(residuals(fit), outer(as.integer(toy$y), seq_len(classes), "==") - prob,
+                 ignore_attr = TRUE)
+  }
+})
+
+test_that("links, responses and classes agree with the probabilities", {
+  toy <- logistic_toy()
+  fit <- krr_fit(toy$x, toy$y, rff(toy$x, 30, sigma = 1, seed = 5), loss = "logistic",
+                 lambda = 0.1, n_threads = 1, verbose = FALSE)
+  prob <- predict(fit, toy$x, type = "prob")
+  expect_equal(predict(fit, toy$x, type = "link"), qlogis(prob[, 2]), tolerance = 1e-10,
+               ignore_attr = TRUE)
+  expect_identical(predict(fit, toy$x, type = "response"), prob)
+  expect_identical(as.integer(predict(fit, toy$x, type = "class")), max.col(prob, "first"))
+  three <- logistic_toy(classes = 3)
+  multi <- krr_fit(three$x, three$y, rff(three$x, 30, sigma = 1, seed = 5), loss = "logistic",
+                   lambda = 0.1, n_threads = 1, verbose = FALSE)
+  expect_equal(exp(predict(multi, three$x, type = "link")), predict(multi, three$x, type = "prob"),
+               tolerance = 1e-10)
+  expect_output(print(summary(multi)), "multinomial logistic")
+})
+
+test_that("whole-number weights act as replicated rows", {
+  toy <- logistic_toy(120)
+  w <- rep(c(0, 1, 2), 40)
+  copies <- rep(seq_along(w), w)
+  map <- rff(toy$x, 20, sigma = 1, seed = 6)
+  weighted <- krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = 0.3, weights = w,
+                      tol = 1e-12, n_threads = 1, verbose = FALSE)
+  replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, loss = "logistic", lambda = 0.3,
+                        tol = 1e-12, n_threads = 1, verbose = FALSE)
+  expect_equal(predict(weighted, toy$x, type = "prob"), predict(replicated, toy$x, type = "prob"),
+               tolerance = 1e-7)
+})
+
+test_that("lambda is chosen by CV of the held-out log-loss", {
+  toy <- logistic_toy(200)
+  map <- rff(toy$x, 30, sigma = 1, seed = 7)
+  folds <- rep(1:4, 50)
+  fit <- krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = c(10, 1, 0.1), folds = folds,
+                 n_threads = 1, verbose = FALSE)
+  expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
+  # The score of one candidate, by hand: fold fits at lambda = 1, log-loss on held-out rows.
+  held_loss <- 0
+  for (k in 1:4) {
+    train <- folds != k
+    fold_fit <- krr_fit(toy$x[train, ], toy$y[train], map, loss = "logistic", lambda = 1,
+                        tol = 1e-10, n_threads = 1, verbose = FALSE)
+    p <- predict(fold_fit, toy$x[!train, ], type = "prob")
+    held_loss <- held_loss - sum(log(p[cbind(seq_len(sum(!train)), as.integer(toy$y[!train]))]))
+  }
+  expect_equal(fit$path$cv[fit$path$lambda == 1], held_loss / 200, tolerance = 1e-3)
+  expect_gt(nrow(fit$path), 1)
+})
+
+test_that("the logistic loss refuses what it cannot do", {
+  toy <- logistic_toy()
+  map <- rff(toy$x, 20, sigma = 1, seed = 8)
+  expect_error(krr_fit(toy$x, rnorm(160), map, loss = "logistic", verbose = FALSE), "factor")
+  expect_error(krr_fit(toy$x, toy$y, rbin(toy$x, 5, seed = 1), loss = "logistic", verbose = FALSE),
+               "rbin")
+  squared <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1, verbose = FALSE)
+  expect_error(predict(squared, toy$x, type = "prob"), "logistic")
+  expect_error(krr_fit(toy$x, toy$y, map, loss = "hinge", verbose = FALSE), "loss")
+})
