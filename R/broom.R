@@ -22,14 +22,16 @@
 #'   `sigma`, `lambda`, the effective degrees of freedom `df`, the `gcv`
 #'   score and the `cv` error at that lambda (NA when not computed), the
 #'   training `rmse` (over all response or class columns) and, for
-#'   classification, the training `accuracy`.
+#'   classification, the training `accuracy`, and for `loss = "logistic"`
+#'   fits the training `log_loss` (NA otherwise).
 #' * `augment(x)` adds to the training data (`data`, or for formula fits
 #'   the model frame by default) the fitted values `.fitted` and residuals
 #'   `.resid`; `augment(x, newdata = nd)` adds the predictions for `nd`
 #'   (and residuals when `nd` holds the response of a formula fit). For
 #'   classification, `.fitted` is the predicted class and `.score_<class>`
-#'   the one-vs-rest scores behind it (not probabilities); there are no
-#'   residuals. With several numeric responses the columns are
+#'   the one-vs-rest scores behind it (not probabilities), or for
+#'   `loss = "logistic"` fits `.prob_<class>` the class probabilities;
+#'   there are no residuals. With several numeric responses the columns are
 #'   `.fitted_<response>` and `.resid_<response>`.
 #'
 #' The results are tibbles when the \pkg{tibble} package is installed, data
@@ -102,7 +104,8 @@ glance.kitchen_krr <- function(x, ...) {
     n = nobs(x), n_features = x$map$n_features, map = sub("^kitchen_", "", class(x$map)[1]),
     kernel = x$map$kernel$name, sigma = x$map$kernel$sigma, lambda = x$lambda,
     df = chosen$df, gcv = chosen$gcv, cv = chosen$cv %||% NA_real_,
-    rmse = sqrt(mean(x$training_rmse^2)), accuracy = accuracy, stringsAsFactors = FALSE))
+    rmse = sqrt(mean(x$training_rmse^2)), accuracy = accuracy,
+    log_loss = x$logistic$log_loss %||% NA_real_, stringsAsFactors = FALSE))
 }
 
 #' @rdname kitchen_krr-tidiers
@@ -156,7 +159,9 @@ augment_columns <- function(fit, fitted, observed, n) {
   if (fit$response$type == "class") {
     out$.fitted <- class_of(fit, fitted)
     out$.fitted[!stats::complete.cases(fitted)] <- NA
-    for (j in seq_len(ncol(fitted))) out[[paste0(".score_", fit$response$levels[j])]] <- fitted[, j]
+    # A logistic fit's fitted values are probabilities; least squares', scores.
+    kind <- if (identical(fit[["loss"]], "logistic")) ".prob_" else ".score_"
+    for (j in seq_len(ncol(fitted))) out[[paste0(kind, fit$response$levels[j])]] <- fitted[, j]
     return(out)
   }
   single <- fit$response$type == "vector"

@@ -26,16 +26,20 @@
 #' * `map`: `"rff"` ([rff()]) or `"fastfood"` ([fastfood()]).
 #'
 #' Engine arguments given to `parsnip::set_engine()` go to [krr_fit()] (for
-#' example `n_threads`, `lambda = "cv"` when `penalty` is not set) or to
-#' the map (`seed`, `scale`, `type`).
+#' example `n_threads`, `loss = "logistic"` for classification,
+#' `lambda = "cv"` when `penalty` is not set) or to the map (`seed`,
+#' `scale`, `type`).
 #'
 #' Predictions: `type = "numeric"` for regression, `"class"` for
-#' classification, and `"prob"`, which is **not a calibrated probability**:
-#' kitchen fits one-vs-rest least squares scores (near +1 for the class,
-#' -1 otherwise), and `"prob"` is their softmax, `exp(s_k) / sum_j
-#' exp(s_j)`. It ranks the rows like the scores do (enough for ROC curves
-#' and their AUC), and its largest value is the predicted class, but its
-#' values are not the chances of each class.
+#' classification, and `"prob"`. With the engine argument
+#' `loss = "logistic"` (kernel logistic regression, see [krr_fit()]),
+#' `"prob"` gives the model's class probabilities. With the default squared
+#' loss it is **not a calibrated probability**: kitchen then fits
+#' one-vs-rest least squares scores (near +1 for the class, -1 otherwise),
+#' and `"prob"` is their softmax, `exp(s_k) / sum_j exp(s_j)`. It ranks the
+#' rows like the scores do (enough for ROC curves and their AUC), and its
+#' largest value is the predicted class, but its values are not the chances
+#' of each class: use `loss = "logistic"` when they matter.
 #'
 #' The tuning parameters have \pkg{dials} ranges: `dials::penalty()`,
 #' `dials::rbf_sigma()`, [num_features()] and [feature_map()].
@@ -114,12 +118,15 @@ kernel_ridge_fit <- function(x, y, penalty = NULL, rbf_sigma = NULL, num_feature
   do.call(krr_fit, c(list(x, y, features = map, lambda = lambda), args))
 }
 
-# Softmax of the one-vs-rest scores, one column per class, for parsnip's
-# "prob" predictions: not calibrated (see ?kernel_ridge).
+# parsnip's "prob" predictions, one column per class: the probabilities of
+# a loss = "logistic" fit (what its predict() gives), else the softmax of
+# the one-vs-rest least-squares scores, not calibrated (see ?kernel_ridge).
 kernel_ridge_prob <- function(scores, object) {
-  scores <- as.matrix(scores)
-  weights <- exp(scores - apply(scores, 1, max))
-  prob <- weights / rowSums(weights)
+  prob <- as.matrix(scores)
+  if (!identical(object$fit[["loss"]], "logistic")) {
+    weights <- exp(prob - apply(prob, 1, max))
+    prob <- weights / rowSums(weights)
+  }
   colnames(prob) <- object$lvl
   tidy_frame(as.data.frame(prob, optional = TRUE))
 }

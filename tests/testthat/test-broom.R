@@ -138,3 +138,18 @@ test_that("chunked fits have no fitted values to augment but can augment new dat
   expect_equal(generics::augment(fit, newdata = x)$.fitted, unname(predict(fit, x)))
   expect_equal(generics::glance(fit)$n, 32)
 })
+
+test_that("a logistic fit is glanced with its log-loss and augmented with probabilities", {
+  skip_if_not_installed("generics")
+  fit <- krr_fit(Species ~ ., iris, loss = "logistic", n_features = 60, sigma = 2, seed = 1,
+                 n_threads = 1)
+  one <- generics::glance(fit)
+  expect_identical(one$log_loss, fit$logistic$log_loss)
+  expect_identical(one$accuracy, mean(predict(fit, iris, type = "class") == iris$Species))
+  aug <- generics::augment(fit)
+  probs <- as.matrix(aug[paste0(".prob_", levels(iris$Species))])
+  expect_equal(unname(probs), unname(predict(fit, iris, type = "prob")), tolerance = 1e-12)
+  expect_identical(aug$.fitted, predict(fit, type = "class"))
+  expect_true(is.na(generics::glance(krr_fit(Species ~ ., iris, n_features = 60, seed = 1,
+                                             n_threads = 1))$log_loss))
+})

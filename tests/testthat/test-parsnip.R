@@ -97,3 +97,17 @@ test_that("the model is registered when parsnip loads after kitchen, without ker
                  env = paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = .Platform$path.sep))))
   expect_equal(out, "FALSE TRUE regression classification")
 })
+
+test_that("with loss = \"logistic\", prob predictions are the fit's class probabilities", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(mode = "classification", penalty = 1e-3, num_features = 60) |>
+    parsnip::set_engine("kitchen", loss = "logistic", seed = 1, n_threads = 1, sigma = 2)
+  fit <- parsnip::fit(spec, Species ~ ., data = iris)
+  direct <- krr_fit(as.matrix(iris[1:4]), iris$Species, loss = "logistic", lambda = 1e-3 * 150,
+                    n_features = 60, sigma = 2, seed = 1, n_threads = 1)
+  prob <- predict(fit, iris[c(1, 51, 101), ], type = "prob")
+  expected <- predict(direct, iris[c(1, 51, 101), 1:4], type = "prob")
+  expect_equal(unname(as.matrix(prob)), unname(expected), tolerance = 1e-12)
+  expect_identical(predict(fit, iris[c(1, 51, 101), ], type = "class")$.pred_class,
+                   predict(direct, iris[c(1, 51, 101), 1:4], type = "class"))
+})
