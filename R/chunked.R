@@ -16,8 +16,11 @@
 #'   each time (for example by reading the `i`-th file, or rows of a
 #'   database table by offset);
 #' * a **character vector of file paths**, each file holding a data frame:
-#'   read with [utils::read.csv()] for `.csv` (or `.csv.gz`) files and with
-#'   [readRDS()] for `.rds` files, or with `reader(path)` for any file.
+#'   read with `data.table::fread()` for `.csv` files when \pkg{data.table}
+#'   is installed (several times faster), else with [utils::read.csv()]
+#'   (always for `.csv.gz`; `options(kitchen.csv_reader = "read.csv")`
+#'   forces it), with [readRDS()] for `.rds` files, or with `reader(path)`
+#'   for any file.
 #'   `y` names the response column, `weights` the column of sample weights
 #'   if any, `x` the predictor columns (all other columns by default).
 #'
@@ -250,7 +253,7 @@ chunk_fields <- function(chunk) {
 
 read_chunk_file <- function(data, path) {
   frame <- if (!is.null(data$reader)) data$reader(path) else switch(file_format(path),
-    csv = utils::read.csv(path, check.names = FALSE),
+    csv = read_csv_chunk(path),
     rds = readRDS(path))
   if (!is.data.frame(frame)) {
     abort_arg("The file must hold a data frame, not {.obj_type_friendly {frame}}.")
@@ -284,7 +287,7 @@ print.kitchen_chunked <- function(x, ...) {
     files = c(
       source = sprintf("%d file%s (%s%s)", n, if (n == 1) "" else "s", basename(x$source[[1]]),
                        if (n > 1) ", ..." else ""),
-      reader = if (is.null(x$reader)) "by extension (read.csv / readRDS)" else "user function",
+      reader = if (is.null(x$reader)) csv_reader_label() else "user function",
       response = if (is.null(x$y)) "none" else sprintf("column \"%s\"", x$y),
       weights = if (!is.null(x$weights)) sprintf("column \"%s\"", x$weights),
       predictors = if (is.null(x$x)) "all other columns" else paste(x$x, collapse = ", ")))

@@ -10,9 +10,15 @@
 # check does without it.
 set -euo pipefail
 
+# The last line: Suggests for the tidymodels, broom and data.table
+# integrations (parsnip and dials are not in Debian: they come from the
+# repository, with newer versions of some of their dependencies); tidyr and
+# ggplot2 are dependencies of parsnip listed so that apt, not a source build,
+# provides them.
 r_packages=(
   Rcpp RcppEigen RcppParallel cli rlang Matrix testthat roxygen2 pkgbuild knitr
   rmarkdown processx future
+  generics tibble recipes data.table tidyr ggplot2 parsnip dials
 )
 
 # The R packages of r_packages that are not installed.

@@ -1,0 +1,146 @@
+# step_kernel_features(): random kernel features as a recipes step, so any
+# model (glmnet for a kernel lasso or logistic model, ...) can use them.
+# recipes is a Suggests: prep(), bake(), tidy() and required_pkgs() are
+# registered lazily for their generics (S3method(recipes::prep, ...)).
+
+#' Random kernel features in a recipe
+#'
+#' `step_kernel_features()` is a \pkg{recipes} step that replaces numeric
+#' predictors by random features of a kernel: a [rff()] or [fastfood()]
+#' map is built on the training data in `prep()` (its input rescaling and
+#' its random draws), and `bake()` adds the `num_features` feature columns
+#' it computes for any data. A linear model on those columns approximates a
+#' kernel machine, so any model of the tidymodels can use them (a lasso or
+#' a logistic regression with glmnet, for example). Needs \pkg{recipes}.
+#'
+#' @param recipe A recipe (from `recipes::recipe()`).
+#' @param ... Selectors of the numeric columns to featurise (see
+#'   `recipes::selections`), such as `recipes::all_numeric_predictors()`.
+#' @param role The role of the new columns.
+#' @param trained Whether the step has been prepared (set by recipes).
+#' @param map `"rff"` or `"fastfood"`.
+#' @param num_features Number of features (even: cosine and sine pairs);
+#'   tunable (see [num_features()]).
+#' @param sigma Bandwidth of the kernel, or `NULL` for the median
+#'   distance between training rows (see [rff()]).
+#' @param kernel The kernel (a name or an object from [kernels]).
+#' @param seed Seed of the map's random draws (drawn from R's stream when
+#'   the step is made, so a recipe prepares the same map each time).
+#' @param prefix Prefix of the new column names (`kf_01`, `kf_02`, ...).
+#' @param keep_original_cols Keep the selected columns next to the features?
+#' @param object The map, once prepared.
+#' @param columns The selected columns, once prepared.
+#' @param skip Skip the step when baking new data? (See recipes.)
+#' @param id The step's identifier.
+#' @return The recipe with the step added. `tidy()` of the step gives one
+#'   row per selected column, with the map, the number of features, the
+#'   bandwidth and the step's id.
+#' @seealso [rff()], [fastfood()], [kernel_ridge()].
+#' @export
+#' @examples
+#' if (requireNamespace("recipes", quietly = TRUE)) {
+#'   rec <- step_kernel_features(recipes::recipe(mpg ~ ., data = mtcars),
+#'                               recipes::all_numeric_predictors(),
+#'                               num_features = 20, sigma = 3, seed = 1)
+#'   prepped <- recipes::prep(rec)
+#'   baked <- recipes::bake(prepped, new_data = mtcars[1:3, ])
+#'   dim(baked)
+#'   generics::tidy(prepped, number = 1)
+#' }
+step_kernel_features <- function(recipe, ..., role = "predictor", trained = FALSE, map = "rff",
+                                 num_features = 100, sigma = NULL, kernel = "gaussian",
+                                 seed = sample.int(10^5, 1), prefix = "kf_",
+                                 keep_original_cols = FALSE, object = NULL, columns = NULL,
+                                 skip = FALSE, id = NULL) {
+  rlang::check_installed("recipes", "for `step_kernel_features()`.")
+  map <- match_choice(map, c("rff", "fastfood"))
+  # num_features and sigma may be tune() placeholders until prep().
+  check_count(seed, min = 0)
+  check_flag(keep_original_cols)
+  if (!is.character(prefix) || length(prefix) != 1L || is.na(prefix)) {
+    abort_arg("{.arg prefix} must be a single string, not {.obj_type_friendly {prefix}}.")
+  }
+  recipes::add_step(recipe, new_step_kernel_features(
+    terms = rlang::enquos(...), role = role, trained = trained, map = map,
+    num_features = num_features, sigma = sigma, kernel = kernel, seed = seed,
+    prefix = prefix, keep_original_cols = keep_original_cols, object = object,
+    columns = columns, skip = skip, id = id %||% recipes::rand_id("kernel_features")))
+}
+
+new_step_kernel_features <- function(terms, role, trained, map, num_features, sigma, kernel,
+                                     seed, prefix, keep_original_cols, object, columns, skip,
+                                     id) {
+  recipes::step(subclass = "kernel_features", terms = terms, role = role, trained = trained,
+                map = map, num_features = num_features, sigma = sigma, kernel = kernel,
+                seed = seed, prefix = prefix, keep_original_cols = keep_original_cols,
+                object = object, columns = columns, skip = skip, id = id)
+}
+
+#' @exportS3Method recipes::prep
+prep.step_kernel_features <- function(x, training, info = NULL, ...) {
+  columns <- recipes::recipes_eval_select(x$terms, training, info)
+  if (length(columns) == 0L) {
+    abort_arg("{.fn step_kernel_features} selected no columns.", call = NULL)
+  }
+  numeric <- vapply(training[columns], function(col) is.numeric(col) && !is.object(col), TRUE)
+  if (!all(numeric)) {
+    abort_arg(c("{.fn step_kernel_features} needs numeric columns.",
+                x = "Not numeric: {.val {columns[!numeric]}}."), call = NULL)
+  }
+  num_features <- x$num_features
+  check_feature_count(num_features, "cos_sin", call = NULL)
+  if (!is.null(x$sigma)) check_positive(x$sigma, arg = "sigma", call = NULL)
+  builder <- if (x$map == "rff") rff else fastfood
+  data <- as.matrix(training[columns])
+  map <- builder(data, n_features = x$num_features, kernel = x$kernel, sigma = x$sigma,
+                 seed = x$seed)
+  new_step_kernel_features(
+    terms = x$terms, role = x$role, trained = TRUE, map = x$map,
+    num_features = x$num_features, sigma = x$sigma, kernel = x$kernel, seed = x$seed,
+    prefix = x$prefix, keep_original_cols = x$keep_original_cols, object = map,
+    columns = columns, skip = x$skip, id = x$id)
+}
+
+#' @exportS3Method recipes::bake
+bake.step_kernel_features <- function(object, new_data, ...) {
+  recipes::check_new_data(object$columns, object, new_data)
+  features <- predict(object$object, as.matrix(new_data[object$columns]))
+  colnames(features) <- recipes::names0(ncol(features), object$prefix)
+  keep <- if (object$keep_original_cols) names(new_data) else setdiff(names(new_data), object$columns)
+  clash <- intersect(colnames(features), keep)
+  if (length(clash)) {
+    abort_arg(c("The new columns of {.fn step_kernel_features} would replace columns of the data.",
+                x = "Already there: {.val {clash}}.", i = "Choose another {.arg prefix}."),
+              call = NULL)
+  }
+  tidy_frame(cbind(as.data.frame(new_data)[keep], as.data.frame(features)))
+}
+
+#' @export
+print.step_kernel_features <- function(x, width = max(20, options()$width - 35), ...) {
+  title <- sprintf("Random kernel features (%s, %d) on ", x$map, x$num_features)
+  recipes::print_step(x$columns, x$terms, x$trained, title, width)
+  invisible(x)
+}
+
+#' @exportS3Method generics::tidy
+tidy.step_kernel_features <- function(x, ...) {
+  terms <- if (x$trained) x$columns else
+    vapply(x$terms, function(term) rlang::as_label(term), "")
+  sigma <- if (x$trained) x$object$kernel$sigma else x$sigma %||% NA_real_
+  tidy_frame(data.frame(terms = unname(terms), map = rep(x$map, length(terms)),
+                        num_features = rep(x$num_features, length(terms)),
+                        sigma = rep(sigma, length(terms)), id = rep(x$id, length(terms)),
+                        stringsAsFactors = FALSE))
+}
+
+#' @exportS3Method generics::tunable
+tunable.step_kernel_features <- function(x, ...) {
+  tidy_frame(data.frame(
+    name = "num_features", call_info = I(list(list(pkg = "kitchen", fun = "num_features"))),
+    source = "recipe", component = "step_kernel_features", component_id = x$id,
+    stringsAsFactors = FALSE))
+}
+
+#' @exportS3Method generics::required_pkgs
+required_pkgs.step_kernel_features <- function(x, ...) "kitchen"

@@ -1,0 +1,113 @@
+# kernel_ridge() through parsnip: the same fit as krr_fit() with the
+# arguments translated (penalty per row, rbf_sigma as kernlab's).
+
+test_that("kernel_ridge() regression fits and predicts as krr_fit() does", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(penalty = 0.01, rbf_sigma = 0.125, num_features = 60) |>
+    parsnip::set_mode("regression") |>
+    parsnip::set_engine("kitchen", seed = 1, n_threads = 1)
+  fit <- parsnip::fit(spec, mpg ~ wt + hp + qsec, data = mtcars)
+  x <- as.matrix(mtcars[c("wt", "hp", "qsec")])
+  # lambda = penalty * n; bandwidth 1 / sqrt(2 * rbf_sigma) = 2.
+  direct <- krr_fit(x, mtcars$mpg, lambda = 0.01 * 32, n_features = 60, sigma = 2, seed = 1,
+                    n_threads = 1)
+  expect_equal(fit$fit$coefficients, direct$coefficients, tolerance = 1e-12)
+  expect_identical(fit$fit$map$kernel$sigma, 2)
+  pred <- predict(fit, mtcars[1:5, ])
+  expect_identical(names(pred), ".pred")
+  expect_equal(pred$.pred, unname(predict(direct, x[1:5, ])), tolerance = 1e-12)
+})
+
+test_that("without a penalty, lambda is chosen by GCV; engine arguments reach krr_fit()", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(num_features = 41, map = "fastfood") |>
+    parsnip::set_mode("regression") |>
+    parsnip::set_engine("kitchen", seed = 2, n_threads = 1, sigma = 3)
+  fit <- parsnip::fit(spec, mpg ~ ., data = mtcars)
+  expect_s3_class(fit$fit$map, "kitchen_fastfood")
+  expect_identical(fit$fit$map$n_features, 42L)  # rounded up to even
+  expect_identical(nrow(fit$fit$path), 50L)
+  direct <- krr_fit(as.matrix(mtcars[-1]), mtcars$mpg, features = "fastfood", n_features = 42,
+                    sigma = 3, seed = 2, n_threads = 1)
+  expect_identical(fit$fit$lambda, direct$lambda)
+  expect_error(parsnip::fit(parsnip::set_engine(kernel_ridge(penalty = 0.1, mode = "regression"),
+                                                "kitchen", lambda = 1), mpg ~ ., data = mtcars),
+               "not both")
+})
+
+test_that("kernel_ridge() classification: classes, and probabilities as softmax of scores", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(mode = "classification", penalty = 1e-3, num_features = 100) |>
+    parsnip::set_engine("kitchen", seed = 1, n_threads = 1, sigma = 2)
+  fit <- parsnip::fit(spec, Species ~ ., data = iris)
+  direct <- krr_fit(as.matrix(iris[1:4]), iris$Species, lambda = 1e-3 * 150, n_features = 100,
+                    sigma = 2, seed = 1, n_threads = 1)
+  classes <- predict(fit, iris, type = "class")
+  expect_identical(classes$.pred_class, predict(direct, iris[1:4], type = "class"))
+  prob <- predict(fit, iris, type = "prob")
+  expect_identical(names(prob), paste0(".pred_", levels(iris$Species)))
+  scores <- predict(direct, iris[1:4])
+  expected <- exp(scores) / rowSums(exp(scores))
+  expect_equal(unname(as.matrix(prob)), unname(expected), tolerance = 1e-12)
+  expect_equal(rowSums(prob), rep(1, 150))
+})
+
+test_that("kernel_ridge() can be updated, and its tuning parameters have dials ranges", {
+  skip_if_not_installed("parsnip")
+  skip_if_not_installed("dials")
+  spec <- kernel_ridge(penalty = 1, num_features = 10)
+  changed <- update(spec, penalty = 0.5, map = "fastfood")
+  expect_identical(rlang::eval_tidy(changed$args$penalty), 0.5)
+  expect_identical(rlang::eval_tidy(changed$args$num_features), 10)
+  expect_identical(rlang::eval_tidy(changed$args$map), "fastfood")
+  expect_identical(num_features()$range, list(lower = 100L, upper = 2000L))
+  expect_identical(feature_map()$values, c("rff", "fastfood"))
+  tunable <- generics::tunable(kernel_ridge())
+  expect_identical(tunable$name, c("penalty", "rbf_sigma", "num_features", "map"))
+  set <- parsnip::extract_parameter_set_dials(
+    kernel_ridge(penalty = parsnip::tune(), num_features = parsnip::tune()) |>
+      parsnip::set_mode("regression"))
+  expect_identical(set$id, c("penalty", "num_features"))
+  grid <- dials::grid_regular(set, levels = 3)
+  expect_identical(sort(unique(grid$num_features)), c(100L, 1050L, 2000L))
+})
+
+test_that("bad arguments are refused with errors naming them", {
+  skip_if_not_installed("parsnip")
+  x <- as.matrix(mtcars[-1])
+  expect_error(kernel_ridge_fit(x, mtcars$mpg, penalty = -1), "penalty",
+               class = "kitchen_error_argument")
+  expect_error(kernel_ridge_fit(x, mtcars$mpg, rbf_sigma = 0), "rbf_sigma",
+               class = "kitchen_error_argument")
+  expect_error(kernel_ridge_fit(x, mtcars$mpg, map = "rbin"), "map",
+               class = "kitchen_error_argument")
+})
+
+test_that("the model is registered when parsnip loads after kitchen, without kernel_ridge()", {
+  skip_if_not_installed("parsnip")
+  skip_on_os("windows")  # system2() ignores env there: the child could load another kitchen
+  code <- paste(
+    "library(kitchen)",
+    "cat(isNamespaceLoaded('parsnip'), '')",
+    "invisible(loadNamespace('parsnip'))",
+    "cat('kernel_ridge' %in% parsnip::get_model_env()$models, '')",
+    "cat(parsnip::show_engines('kernel_ridge')$mode)",
+    sep = "; ")
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE,
+                 env = paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = .Platform$path.sep))))
+  expect_equal(out, "FALSE TRUE regression classification")
+})
+
+test_that("with loss = \"logistic\", prob predictions are the fit's class probabilities", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(mode = "classification", penalty = 1e-3, num_features = 60) |>
+    parsnip::set_engine("kitchen", loss = "logistic", seed = 1, n_threads = 1, sigma = 2)
+  fit <- parsnip::fit(spec, Species ~ ., data = iris)
+  direct <- krr_fit(as.matrix(iris[1:4]), iris$Species, loss = "logistic", lambda = 1e-3 * 150,
+                    n_features = 60, sigma = 2, seed = 1, n_threads = 1)
+  prob <- predict(fit, iris[c(1, 51, 101), ], type = "prob")
+  expected <- predict(direct, iris[c(1, 51, 101), 1:4], type = "prob")
+  expect_equal(unname(as.matrix(prob)), unname(expected), tolerance = 1e-12)
+  expect_identical(predict(fit, iris[c(1, 51, 101), ], type = "class")$.pred_class,
+                   predict(direct, iris[c(1, 51, 101), 1:4], type = "class"))
+})

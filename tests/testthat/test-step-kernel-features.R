@@ -1,0 +1,73 @@
+# step_kernel_features(): the map learned in prep() is the one rff() or
+# fastfood() builds on the training columns, and bake() adds its features.
+
+test_that("prep() learns the map on the training data; bake() adds its features", {
+  skip_if_not_installed("recipes")
+  rec <- recipes::recipe(mpg ~ ., data = mtcars[1:24, ]) |>
+    step_kernel_features(wt, hp, qsec, num_features = 20, sigma = 3, seed = 7)
+  prepped <- recipes::prep(rec, training = mtcars[1:24, ])
+  baked <- recipes::bake(prepped, new_data = mtcars[25:32, ])
+  columns <- c("wt", "hp", "qsec")
+  map <- rff(as.matrix(mtcars[1:24, columns]), 20, sigma = 3, seed = 7)
+  expected <- predict(map, as.matrix(mtcars[25:32, columns]))
+  features <- sprintf("kf_%02d", 1:20)
+  expect_identical(names(baked), c(setdiff(names(mtcars), c(columns, "mpg")), "mpg", features))
+  expect_equal(unname(as.matrix(baked[features])), unname(expected), tolerance = 1e-14)
+  expect_identical(baked$cyl, mtcars$cyl[25:32])
+  # The training data, baked by juice / bake(new_data = NULL).
+  train <- recipes::bake(prepped, new_data = NULL)
+  expect_equal(unname(as.matrix(train[features])),
+               unname(predict(map, as.matrix(mtcars[1:24, columns]))), tolerance = 1e-14)
+})
+
+test_that("fastfood maps, kept columns, selectors and the tidy() and print() methods", {
+  skip_if_not_installed("recipes")
+  rec <- recipes::recipe(Species ~ ., data = iris) |>
+    step_kernel_features(recipes::all_numeric_predictors(), map = "fastfood",
+                         num_features = 16, seed = 3, prefix = "ff", keep_original_cols = TRUE)
+  expect_identical(generics::tidy(rec, number = 1)$terms, "recipes::all_numeric_predictors()")
+  expect_true(is.na(generics::tidy(rec, number = 1)$sigma))
+  prepped <- recipes::prep(rec)
+  map <- fastfood(as.matrix(iris[1:4]), 16, seed = 3)
+  baked <- recipes::bake(prepped, new_data = iris)
+  expect_identical(names(baked), c(names(iris), sprintf("ff%02d", 1:16)))
+  expect_equal(unname(as.matrix(baked[sprintf("ff%02d", 1:16)])),
+               unname(predict(map, as.matrix(iris[1:4]))), tolerance = 1e-14)
+  tidied <- generics::tidy(prepped, number = 1)
+  expect_identical(tidied$terms, names(iris)[1:4])
+  expect_identical(tidied$sigma, rep(map$kernel$sigma, 4))
+  expect_identical(tidied$map, rep("fastfood", 4))
+  expect_output(print(rec), "Random kernel features")
+  expect_output(print(prepped), "Sepal.Length")
+  expect_identical(generics::required_pkgs(prepped$steps[[1]]), "kitchen")
+})
+
+test_that("bad input is refused with errors naming what is wrong", {
+  skip_if_not_installed("recipes")
+  rec <- recipes::recipe(Species ~ ., data = iris)
+  expect_error(step_kernel_features(rec, Sepal.Length, map = "rbin"), "map",
+               class = "kitchen_error_argument")
+  expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, num_features = 7)), "even",
+               class = "kitchen_error_argument")
+  expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, sigma = -1)), "sigma",
+               class = "kitchen_error_argument")
+  expect_error(recipes::prep(step_kernel_features(recipes::recipe(~ ., data = iris), Species)),
+               "numeric")
+  clash <- recipes::recipe(mpg ~ ., data = transform(mtcars, kf_01 = 1)) |>
+    step_kernel_features(wt, hp, num_features = 10, sigma = 1, seed = 1)
+  expect_error(recipes::prep(clash), "prefix")
+  prepped <- recipes::prep(recipes::recipe(mpg ~ ., data = mtcars) |>
+                             step_kernel_features(wt, hp, num_features = 2, sigma = 1, seed = 1))
+  expect_error(recipes::bake(prepped, new_data = mtcars[c("mpg", "wt")]), "hp")
+})
+
+test_that("num_features can be tuned: a tune() placeholder, a dials parameter", {
+  skip_if_not_installed("recipes")
+  skip_if_not_installed("dials")
+  rec <- step_kernel_features(recipes::recipe(mpg ~ ., data = mtcars), wt, hp,
+                              num_features = call("tune", ""), seed = 1)  # what tune() gives
+  tunable <- generics::tunable(rec$steps[[1]])
+  expect_identical(tunable$name, "num_features")
+  expect_identical(tunable$call_info[[1]], list(pkg = "kitchen", fun = "num_features"))
+  expect_identical(tunable$component_id, rec$steps[[1]]$id)
+})
