@@ -316,6 +316,12 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
   check_count(block_size)
   if (identical(lambda, "cv")) check_count(n_folds, min = 2)
   engine <- chunk_engine(parallel, n_threads)
+  ard <- NULL
+  if (identical(sigma, "ard")) {
+    ard <- ard_map_chunked(map, x, resolve_threads(n_threads))  # R/ard.R
+    map <- ard$map
+    sigma <- NULL
+  }
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   fold_count <- if (identical(lambda, "cv")) n_folds
   here <- rlang::current_env()  # errors from the pass name krr_fit()
@@ -325,8 +331,10 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "gcv", sigma = NULL, n
     chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here)
   }, resolve_threads(n_threads))
   info <- search$stats$chunks
-  new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count), info$response,
-              search$stats$rows, info$col_names, started, call)
+  fit <- new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count), info$response,
+                     search$stats$rows, info$col_names, started, call)
+  fit$ard <- ard$report
+  fit
 }
 
 # Chunked data need a map built beforehand, on a sample: building one needs

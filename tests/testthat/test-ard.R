@@ -100,3 +100,75 @@ test_that("per-column bandwidths print sensibly and survive saveRDS", {
     expect_identical(predict(back, x, n_threads = 1), predict(map, x, n_threads = 1))
   }
 })
+
+test_that("the ARD objective's gradient matches finite differences", {
+  set.seed(4)
+  n <- 200
+  d <- 4
+  x <- matrix(runif(n * d), n, d)
+  y <- cbind(sin(3 * x[, 1]) + x[, 2]^2 + rnorm(n, sd = 0.1), x[, 1])
+  data <- list(x = x, y = y, w = runif(n, 0.5, 2), half = sample(rep(1:2, length.out = n)))
+  for (kernel in list(kernel_gaussian(), kernel_laplacian(), kernel_matern(1, 2.5))) {
+    problem <- list(data = data, w0 = kitchen:::spectral_sample(kernel, d, 16), n_threads = 1L)
+    theta <- c(log(c(0.5, 1, 2, 0.3)), -3)
+    value <- function(t) kitchen:::ard_objective(t, problem, gradient = FALSE)$value
+    exact <- kitchen:::ard_objective(theta, problem)
+    expect_identical(exact$value, value(theta))
+    h <- 1e-5
+    numeric_grad <- vapply(seq_along(theta), function(i) {
+      step <- replace(numeric(length(theta)), i, h)
+      (value(theta + step) - value(theta - step)) / (2 * h)
+    }, 0)
+    expect_equal(exact$gradient, numeric_grad, tolerance = 1e-6, info = kernel$name)
+  }
+})
+
+test_that("sigma = 'ard' finds the relevant columns and fits better than one bandwidth", {
+  set.seed(5)
+  n <- 1500
+  x <- matrix(runif(n * 6), n, 6, dimnames = list(NULL, paste0("v", 1:6)))
+  f <- function(x) sin(2 * pi * x[, 1]) + 2 * (x[, 2] - 0.5)^2
+  y <- f(x) + rnorm(n, sd = 0.1)
+  xt <- matrix(runif(1000 * 6), 1000, 6, dimnames = list(NULL, paste0("v", 1:6)))
+  ard <- krr_fit(x, y, "rff", sigma = "ard", n_features = 200, seed = 1, n_threads = 1, verbose = FALSE)
+  iso <- krr_fit(x, y, "rff", sigma = "auto", n_features = 200, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_length(ard$map$kernel$sigma, 6)
+  r <- relevance(ard)
+  expect_named(r, paste0("v", 1:6))
+  expect_identical(unname(r), 1 / ard$map$kernel$sigma)
+  expect_setequal(names(sort(r, decreasing = TRUE))[1:2], c("v1", "v2"))
+  rmse <- function(fit) sqrt(mean((predict(fit, xt) - f(xt))^2))
+  expect_lt(rmse(ard), 0.8 * rmse(iso))
+  expect_output(print(ard), "relevance : v")
+  expect_output(print(summary(ard)), "bandwidth search")
+  file <- tempfile(fileext = ".pdf")
+  grDevices::pdf(file)
+  expect_invisible(plot(ard, type = "relevance"))
+  grDevices::dev.off()
+  # The map is used as is afterwards; "auto" would scale one bandwidth.
+  again <- krr_fit(x, y, ard$map, n_threads = 1, verbose = FALSE)
+  expect_equal(predict(again, xt), predict(ard, xt))
+  expect_error(krr_fit(x, y, ard$map, sigma = "auto"), "one per column", class = "kitchen_error_argument")
+  # Fastfood and rbin maps take the learned bandwidths too.
+  ff <- krr_fit(x, y, "fastfood", sigma = "ard", n_features = 256, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_length(ff$map$kernel$sigma, 6)
+  expect_lt(rmse(ff), 0.8 * rmse(iso))
+  rb <- krr_fit(x, y, "rbin", sigma = "ard", n_grids = 30, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_length(rb$map$kernel$sigma, 6)
+  expect_identical(names(which.max(relevance(rb))), "v1")
+  rb_iso <- krr_fit(x, y, "rbin", n_grids = 30, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_lt(rmse(rb), rmse(rb_iso))
+  # Chunked data: learned on the first chunks.
+  chunks <- chunked(lapply(split(seq_len(n), rep(1:3, length.out = n)),
+                           function(i) list(x = x[i, ], y = y[i])))
+  ch <- krr_fit(chunks, rff(x, 200, seed = 1), sigma = "ard", n_threads = 1, verbose = FALSE,
+                parallel = "none")
+  expect_length(ch$map$kernel$sigma, 6)
+  expect_lt(rmse(ch), 0.8 * rmse(iso))
+})
+
+test_that("relevance() refuses other objects", {
+  expect_error(relevance(1), "`object`", class = "kitchen_error_argument")
+  map <- rff(3, 10, sigma = c(1, 2, 4), seed = 1)
+  expect_identical(relevance(map), c(x1 = 1, x2 = 0.5, x3 = 0.25))
+})
