@@ -36,7 +36,7 @@
 #'
 #' `sigma = "ard"` learns one bandwidth per input column (on the map's
 #' rescaled inputs) before the fit: on a random subsample of up to 4000
-#' training rows split in two halves, ridge regression on 512 random
+#' training rows split in two halves, ridge regression on 256 random
 #' Fourier features of the map's kernel (their random draws fixed) is fitted
 #' on each half and scored on the other, and this held-out error is
 #' minimised over the log-bandwidths and log-lambda by L-BFGS-B with its
