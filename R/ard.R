@@ -20,8 +20,14 @@ ard_settings <- list(n_rows = 4000, n_frequencies = 128, max_iter = 50)
 # or n non-negative numbers.
 ard_map <- function(map, x, y, weights, n_threads, call = rlang::caller_env()) {
   x <- map_input(map, x, arg = "x", call = call)
+  if (nrow(x) < 20) {
+    abort_arg("{.code sigma = \"ard\"} needs at least 20 training rows to learn bandwidths from, not {nrow(x)}.",
+              call = call)
+  }
   started <- proc.time()[["elapsed"]]
-  data <- ard_subsample(map, x, y, weights, ard_settings$n_rows)
+  # The subsample is held dense: at most about 2e7 numbers.
+  n_rows <- min(ard_settings$n_rows, max(500, floor(2e7 / ncol(x))))
+  data <- ard_subsample(map, x, y, weights, n_rows)
   search <- ard_search(data, map$kernel, ard_settings$n_frequencies, ard_settings$max_iter,
                        n_threads)
   list(map = with_bandwidths(map, search$sigma, x, n_threads, call = call),

@@ -78,7 +78,7 @@ write_result(c(
   "## Friedman #1 + 95 irrelevant uniform columns (10000 / 5000 rows, rff D = 1000)", "",
   markdown_table(data.frame(
     fit = c("sigma = \"ard\", 100 columns", "sigma = \"auto\", 100 columns", "sigma = \"auto\", the 5 true columns"),
-    "test RMSE" = fmt(fr_rmse), "seconds" = fmt(c(fr_ard$seconds, fr_iso$seconds, fr_true$seconds)),
+    "test RMSE" = sprintf("%.3f", fr_rmse), "seconds" = fmt(c(fr_ard$seconds, fr_iso$seconds, fr_true$seconds)),
     check.names = FALSE)), "",
   sprintf("RMSE ratio ard / true columns: %.3f (target <= 1.15). Bandwidth ranks of the true columns x1..x5: %s (target: 1..5 in any order).",
           fr_rmse[["ard"]] / fr_rmse[["true"]], paste(ranks, collapse = ", ")),

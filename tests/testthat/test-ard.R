@@ -167,6 +167,12 @@ test_that("sigma = 'ard' finds the relevant columns and fits better than one ban
   expect_lt(rmse(ch), 0.8 * rmse(iso))
 })
 
+test_that("sigma = 'ard' needs enough rows", {
+  x <- matrix(runif(30), 10, 3)
+  expect_error(krr_fit(x, runif(10), "rff", sigma = "ard", n_features = 10),
+               "at least 20 training rows", class = "kitchen_error_argument")
+})
+
 test_that("relevance() refuses other objects", {
   expect_error(relevance(1), "`object`", class = "kitchen_error_argument")
   map <- rff(3, 10, sigma = c(1, 2, 4), seed = 1)
