@@ -676,7 +676,7 @@ print.summary.kitchen_krr <- function(x, ...) {
     "CV mean squared error" = if (is.null(x$cv)) "-" else format(x$cv, digits = 4),
     "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
     "bandwidth search" = if (!is.null(fit$ard)) {
-      sprintf("per column on %d rows, %d steps, %.2f s", fit$ard$rows, fit$ard$iterations, fit$ard$time)
+      sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows, fit$ard$iterations, fit$ard$time)
     },
     "solver" = if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("conjugate gradients, %s iterations, relative residual %s (tol %g)%s",

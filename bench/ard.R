@@ -82,7 +82,7 @@ write_result(c(
     check.names = FALSE)), "",
   sprintf("RMSE ratio ard / true columns: %.3f (target <= 1.15). Bandwidth ranks of the true columns x1..x5: %s (target: 1..5 in any order).",
           fr_rmse[["ard"]] / fr_rmse[["true"]], paste(ranks, collapse = ", ")),
-  sprintf("ARD search: %d steps on %d rows, %.1f s.", fr_ard$value$ard$iterations, fr_ard$value$ard$rows,
+  sprintf("ARD search: %d objective evaluations on %d rows, %.1f s.", fr_ard$value$ard$iterations, fr_ard$value$ard$rows,
           fr_ard$value$ard$time), "",
   "## CPU (cpu_act), raw inputs, 6554 / 1638 rows, rff D = 300, minmax scaling, clipped test inputs", "",
   markdown_table(data.frame(
