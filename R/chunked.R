@@ -320,6 +320,12 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   if (identical(lambda, "cv")) check_count(n_folds, min = 2)
   if (missing(lambda)) lambda <- chunked_default_lambda(x, n_folds)
   engine <- chunk_engine(parallel, n_threads)
+  ard <- NULL
+  if (identical(sigma, "ard")) {
+    ard <- ard_map_chunked(map, x, resolve_threads(n_threads))  # R/ard.R
+    map <- ard$map
+    sigma <- NULL
+  }
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   fold_count <- if (identical(lambda, "cv")) n_folds
   here <- rlang::current_env()  # errors from the pass name krr_fit()
@@ -331,9 +337,11 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
                        first_pass = first_pass)
   }, resolve_threads(n_threads))
   info <- search$stats$chunks
-  warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
-                                    info$response, search$stats$rows, info$col_names, started,
-                                    call))
+  fit <- warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
+                                           info$response, search$stats$rows, info$col_names,
+                                           started, call))
+  fit$ard <- ard$report
+  fit
 }
 
 # Chunked data need a map built beforehand, on a sample: building one needs

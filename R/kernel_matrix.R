@@ -53,6 +53,16 @@ kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = N
   kernel <- as_kernel(kernel)
   n_threads <- resolve_threads(n_threads)
   check_kernel_matrix_size(nrow(x), nrow(y))
+  if (length(kernel$sigma) > 1L && all(kernel$sigma == kernel$sigma[1])) {
+    kernel$sigma <- kernel$sigma[1]
+  }
+  if (length(kernel$sigma) > 1L) {
+    # Per-column bandwidths: the kernel of x_j / sigma_j at bandwidth 1.
+    check_bandwidth_length(kernel$sigma, ncol(x), arg = "kernel$sigma")
+    x <- per_column_bandwidth_data(x, kernel$sigma)
+    y <- per_column_bandwidth_data(y, kernel$sigma)
+    kernel$sigma <- 1
+  }
 
   kind <- kernel_matrix_kind(kernel)
   k <- kernel_matrix_cpp(x, y, FALSE, kind, kernel$sigma, n_threads)
@@ -61,6 +71,16 @@ kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = N
     dimnames(k) <- list(rownames(x), rownames(y))
   }
   k
+}
+
+# Columns divided by their bandwidths; refused if that overflows.
+per_column_bandwidth_data <- function(x, sigma, call = rlang::caller_env()) {
+  x <- x / rep(sigma, each = nrow(x))
+  if (!all(is.finite(x))) {
+    abort_arg("{.arg kernel$sigma} has bandwidths so small that the inputs divided by them overflow.",
+              call = call)
+  }
+  x
 }
 
 # Refuses, before any allocation, a result too large to hold.

@@ -20,7 +20,11 @@
 #'   `nu = 0.5` is the exponential kernel `exp(-||r||_2 / sigma)`; as `nu`
 #'   grows it tends to the Gaussian kernel.
 #'
-#' @param sigma Bandwidth, a positive number.
+#' @param sigma Bandwidth: a positive number, or a vector of positive numbers,
+#'   one per input column (automatic relevance determination: the kernel of
+#'   `x_j / sigma_j` at bandwidth 1, so a column with a large bandwidth
+#'   matters little). A map built with such a kernel needs one bandwidth per
+#'   column of its (rescaled) inputs.
 #' @param nu Smoothness of the Matern kernel, a positive number.
 #' @return An object of class `kitchen_kernel`: a list with `name`, `sigma`
 #'   and, for the Matern kernel, `nu`.
@@ -34,7 +38,7 @@
 NULL
 
 new_kernel <- function(name, sigma, ..., call = rlang::caller_env()) {
-  check_positive(sigma, arg = "sigma", call = call)
+  check_bandwidth(sigma, arg = "sigma", call = call)
   structure(list(name = name, sigma = as.numeric(sigma), ...),
             class = c(paste0("kitchen_kernel_", name), "kitchen_kernel"))
 }
@@ -91,7 +95,7 @@ as_kernel <- function(kernel, sigma = NULL, ..., arg = rlang::caller_arg(kernel)
               call = call)
   }
   if (!is.null(sigma)) {
-    check_positive(sigma, call = call)
+    check_bandwidth(sigma, call = call)
     kernel$sigma <- as.numeric(sigma)
   }
   kernel
@@ -111,10 +115,30 @@ kernel_ok <- function(kernel) {
   inherits(kernel, "kitchen_kernel") && is.list(kernel) &&
     is.character(kernel$name) && length(kernel$name) == 1L &&
     kernel$name %in% kernel_names() &&
-    is.numeric(kernel$sigma) && length(kernel$sigma) == 1L &&
-    isTRUE(kernel$sigma > 0) && is.finite(kernel$sigma) &&
+    is.numeric(kernel$sigma) && length(kernel$sigma) >= 1L &&
+    all(kernel$sigma > 0 & is.finite(kernel$sigma)) &&
     (kernel$name != "matern" || (is.numeric(kernel$nu) && length(kernel$nu) == 1L &&
                                    isTRUE(kernel$nu > 0) && is.finite(kernel$nu)))
+}
+
+# A bandwidth: one positive number, or one per input column (its length is
+# checked against the data by check_bandwidth_length()).
+check_bandwidth <- function(sigma, arg = rlang::caller_arg(sigma), call = rlang::caller_env()) {
+  if (!is.numeric(sigma) || is.object(sigma) || length(sigma) < 1L || anyNA(sigma) ||
+      !all(is.finite(sigma)) || !all(sigma > 0)) {
+    abort_arg("{.arg {arg}} must be a positive number or a vector of positive numbers (one per input column), not {.val {format(sigma)}}.",
+              call = call)
+  }
+  invisible(sigma)
+}
+
+# Per-column bandwidths must match the input dimension d.
+check_bandwidth_length <- function(sigma, d, arg = "sigma", call = rlang::caller_env()) {
+  if (length(sigma) != 1L && length(sigma) != d) {
+    abort_arg("{.arg {arg}} must hold one bandwidth or one per input column ({d}), not {length(sigma)}.",
+              call = call)
+  }
+  invisible(sigma)
 }
 
 # Frequencies for random Fourier features: a d x m matrix whose columns are
@@ -136,7 +160,8 @@ spectral_sample <- function(kernel, d, m) {
 
 # Pitches for random binning (Rahimi and Recht, 2007, section 4): n draws
 # from p(delta) = delta k''(delta) of a separable kernel at the kernel's own
-# bandwidth. Only kernels whose 1-d profile is convex on (0, Inf) have one.
+# bandwidth (per-column bandwidths recycle down the d rows of a d x n_grids
+# matrix). Only kernels whose 1-d profile is convex on (0, Inf) have one.
 binning_pitch <- function(kernel, n, call = rlang::caller_env()) {
   if (kernel$name == "laplacian") {
     return(stats::rgamma(n, shape = 2, scale = kernel$sigma))

@@ -58,6 +58,19 @@
 #' pass over the data, and the (sigma, lambda) pair with the lowest GCV score
 #' is kept.
 #'
+#' `sigma = "ard"` learns one bandwidth per input column (on the map's
+#' rescaled inputs) before the fit: on a random subsample of up to 4000
+#' training rows split in two halves, ridge regression on 256 random
+#' Fourier features of the map's kernel (their random draws fixed) is fitted
+#' on each half and scored on the other, and this held-out error is
+#' minimised over the log-bandwidths and log-lambda by L-BFGS-B with its
+#' exact gradient, from the best isotropic bandwidth. The bandwidths are
+#' then set in the map (its random draws kept, rescaled) and the fit is
+#' made as usual, choosing lambda by `lambda`. Large bandwidths mark
+#' columns that matter little: see [relevance()]. For [rbin()] maps the
+#' search uses the same dense Fourier proxy of the Laplacian kernel; for
+#' chunked data, the subsample is read from the first chunks.
+#'
 #' **Random binning maps** ([rbin()]) have millions of sparse columns, so
 #' `Z'Z` is never formed: the ridge system is solved matrix-free by
 #' conjugate gradients, preconditioned by the diagonal of `Z'Z`, with the
@@ -137,7 +150,10 @@
 #' @param sigma `NULL` to keep the map's bandwidth; a vector of candidate
 #'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
 #'   and 4. Needs `lambda = "gcv"`, `"cv"` or a vector of candidates, and a
-#'   map whose bandwidth can be rescaled ([rff()] or [fastfood()]).
+#'   map whose bandwidth can be rescaled ([rff()] or [fastfood()]). Or
+#'   `"ard"` to learn one bandwidth per input column from the training rows
+#'   (automatic relevance determination; any map, see Details and
+#'   [relevance()]).
 #' @inheritParams kitchen_threads
 #' @param verbose Show a progress bar while the data are read.
 #' @param block_size Rows featurised at a time; memory use is about
@@ -196,6 +212,12 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   check_count(max_iter)
   n_threads <- resolve_threads(n_threads)
   map <- krr_features(features, x, ...)
+  ard <- NULL
+  if (identical(sigma, "ard")) {
+    ard <- ard_map(map, x, response$y, weights, n_threads)  # R/ard.R
+    map <- ard$map
+    sigma <- NULL
+  }
   sigmas <- bandwidth_candidates(sigma, map, lambda)
   binned <- inherits(map, "kitchen_rbin")
   logistic <- loss == "logistic"
@@ -229,6 +251,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   search <- unscale_search(search, y_scale)
   fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),
                                            started, call))
+  fit$ard <- ard$report
   fit$loss <- loss
   fit$logistic <- search$solution$logistic
   fit$weights <- weights
@@ -359,11 +382,16 @@ check_lambda <- function(lambda, call = rlang::caller_env()) {
 # The bandwidths to try: list(NULL) to keep the map's own.
 bandwidth_candidates <- function(sigma, map, lambda, call = rlang::caller_env()) {
   if (is.null(sigma)) return(list(NULL))
+  if (identical(sigma, "auto") && length(map$kernel$sigma) > 1L) {
+    abort_arg(c("{.code sigma = \"auto\"} scales one bandwidth, but {.arg features} has one per column.",
+                i = "Use {.code sigma = NULL} to keep them, or {.code sigma = \"ard\"} to learn them again."),
+              call = call)
+  }
   if (identical(sigma, "auto")) {
     sigma <- map$kernel$sigma * 2^(-2:2)
   } else if (!is.numeric(sigma) || length(sigma) < 1 || anyNA(sigma) ||
              any(!is.finite(sigma)) || any(sigma <= 0)) {
-    abort_arg("{.arg sigma} must be {.code NULL}, {.val auto} or a vector of positive numbers.",
+    abort_arg("{.arg sigma} must be {.code NULL}, {.val auto}, {.val ard} or a vector of positive numbers.",
               call = call)
   }
   if (length(sigma) > 1 && is.numeric(lambda) && length(lambda) == 1) {
@@ -708,6 +736,7 @@ print.kitchen_krr <- function(x, ...) {
     rows = if (is.null(x$na.action)) x$n else
       sprintf("%d (%d dropped for missing values)", x$n, length(x$na.action)),
     weights = if (!is.null(x$weights)) sprintf("given, sum %s", format(sum(x$weights), digits = 4)),
+    relevance = if (length(x$map$kernel$sigma) > 1L) relevance_label(x),
     lambda = format(x$lambda, digits = 4),
     "chosen by" = if (nrow(x$path) > 1) sprintf("%s over %d candidates%s",
       if (is.null(x$path$cv)) "GCV" else sprintf("%d-fold CV", x$n_folds), nrow(x$path),
@@ -737,6 +766,9 @@ print.summary.kitchen_krr <- function(x, ...) {
     "CV log-loss" = if (!is.null(fit$logistic) && !is.null(x$cv)) format(x$cv, digits = 4),
     "logistic solver" = if (!is.null(fit$logistic)) sprintf("bound optimisation, %d passes over the data, %s",
       fit$logistic$passes, if (fit$logistic$converged) "converged" else "NOT converged"),
+    "bandwidth search" = if (!is.null(fit$ard)) {
+      sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows, fit$ard$iterations, fit$ard$time)
+    },
     "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("conjugate gradients, %s iterations, relative residual %s (tol %g)%s",
               paste(fit$solver$iterations, collapse = ", "),
@@ -762,7 +794,9 @@ coef.kitchen_krr <- function(object, ...) {
 #' @export
 plot.kitchen_krr <- function(x, ...) {
   validate_fit(x, full = TRUE)
-  if (nrow(x$path) < 2) {
+  if (identical(list(...)$type, "relevance")) {
+    plot_relevance(x, ...)  # R/relevance.R
+  } else if (nrow(x$path) < 2) {
     plot_fitted(x, ...)
   } else if (!is.null(x$sigma_path) && !is.null(attr(x$sigma_path, "paths"))) {
     plot_bandwidth_paths(x, ...)

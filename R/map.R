@@ -147,7 +147,12 @@ map_features <- function(map, x, n_threads, call = rlang::caller_env()) {
 
 kernel_label <- function(kernel) {
   extra <- if (!is.null(kernel$nu)) sprintf(", nu = %s", format(kernel$nu)) else ""
-  sprintf("%s (sigma = %s%s)", kernel$name, format(kernel$sigma, digits = 4), extra)
+  sigma <- kernel$sigma
+  if (length(sigma) > 1L) {
+    return(sprintf("%s (sigma per column: %d from %s to %s%s)", kernel$name, length(sigma),
+                   format(min(sigma), digits = 3), format(max(sigma), digits = 3), extra))
+  }
+  sprintf("%s (sigma = %s%s)", kernel$name, format(sigma, digits = 4), extra)
 }
 
 print_map_fields <- function(fields) {
@@ -166,11 +171,13 @@ map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env())
       abort_arg("{.arg sigma} must be given when {.arg x} is a dimension, not data.", call = call)
     }
     d <- as.integer(x)
+    check_bandwidth_length(kernel$sigma, d, call = call)
     rescale <- list(center = rep(0, d), scale = rep(1, d), names = NULL)
     return(list(d = d, kernel = kernel, scaling = "none", rescale = rescale, range = NULL))
   }
   x <- as_data_matrix(x, allow_sparse = TRUE, arg = "x", call = call)
   check_column_names(colnames(x), "x", call)
+  if (sigma_given) check_bandwidth_length(kernel$sigma, ncol(x), call = call)
   rescale <- input_rescaling(x, scale, call = call)
   if (!sigma_given) kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
   list(d = ncol(x), kernel = kernel, scaling = scale, rescale = rescale, range = input_range(x))

@@ -15,7 +15,8 @@
 #' * `penalty` is per observation: the fit minimises the mean squared error
 #'   plus `penalty * ||beta||^2`, so `krr_fit()`'s `lambda` is `penalty`
 #'   times the number of rows, and the same `penalty` suits any data size.
-#'   `NULL` (the default) lets `krr_fit()` choose lambda by GCV.
+#'   `NULL` (the default) lets `krr_fit()` choose lambda (by 5-fold CV, its
+#'   default).
 #' * `rbf_sigma` is the inverse kernel width as in `parsnip::svm_rbf()`
 #'   (kernlab): `k(x, y) = exp(-rbf_sigma ||x - y||^2)` on the standardised
 #'   predictors, so the map's bandwidth is `1 / sqrt(2 rbf_sigma)`. `NULL`
@@ -46,7 +47,7 @@
 #'
 #' @param mode `"unknown"`, `"regression"` or `"classification"`.
 #' @param penalty Ridge penalty per observation (see Details), or `NULL` for
-#'   GCV.
+#'   [krr_fit()]'s own choice (5-fold CV).
 #' @param rbf_sigma Inverse width of the Gaussian kernel (see Details), or
 #'   `NULL` for the median heuristic.
 #' @param num_features Number of random features.
@@ -99,7 +100,7 @@ kernel_ridge_fit <- function(x, y, penalty = NULL, rbf_sigma = NULL, num_feature
                              map = "rff", ...) {
   map <- match_choice(map, c("rff", "fastfood"))
   check_count(num_features)
-  lambda <- "gcv"
+  lambda <- NULL  # krr_fit()'s own choice
   if (!is.null(penalty)) {
     check_positive(penalty)
     lambda <- penalty * NROW(x)
@@ -115,7 +116,8 @@ kernel_ridge_fit <- function(x, y, penalty = NULL, rbf_sigma = NULL, num_feature
     args$sigma <- 1 / sqrt(2 * rbf_sigma)
   }
   args$n_features <- 2 * ceiling(num_features / 2)
-  do.call(krr_fit, c(list(x, y, features = map, lambda = lambda), args))
+  args$lambda <- lambda
+  do.call(krr_fit, c(list(x, y, features = map), args))
 }
 
 # parsnip's "prob" predictions, one column per class: the probabilities of

@@ -24,7 +24,9 @@
 #' @param kernel A kernel name (`"gaussian"`, `"laplacian"`, `"cauchy"`,
 #'   `"matern"`) or a kernel object from [kernels].
 #' @param sigma Bandwidth, or `NULL` to take it from `kernel` when that is an
-#'   object, else from the data (see Details).
+#'   object, else from the data (see Details). A vector gives one bandwidth
+#'   per input column, in the units of the rescaled inputs (see [kernels]);
+#'   it is kept as `map$kernel$sigma`.
 #' @param type `"cos_sin"`: `n_features / 2` frequencies, `z(x) = [cos(Wx),
 #'   sin(Wx)] / sqrt(n_features / 2)`. `"cos_phase"`: `n_features`
 #'   frequencies and random phases `b ~ U[0, 2 pi]`, `z(x) = sqrt(2 /

@@ -52,9 +52,10 @@ using kitchen_glue::map_field;
 // predict() on one row costs no R-level passes over them. Returns why the
 // map cannot be used (a field missing, of the wrong type or size, or out of
 // range), or nullptr. center and scale: d doubles (the map's own, or 0 and
-// 1 for as.matrix()).
+// 1 for as.matrix()). Per-column bandwidths (unless all equal) are folded
+// into the column scales, held in `folded`, with sigma = 1.
 const char* read_map(SEXP list, bool project_only, SEXP center, SEXP scale,
-                     kitchen::fastfood_map& map) {
+                     kitchen::fastfood_map& map, std::vector<double>& folded) {
   if (TYPEOF(list) != VECSXP) return "the map must be a list.";
   SEXP d = map_field(list, "d"), n_features = map_field(list, "n_features");
   SEXP type = map_field(list, "type"), kernel = map_field(list, "kernel");
@@ -75,8 +76,14 @@ const char* read_map(SEXP list, bool project_only, SEXP center, SEXP scale,
   }
   if (TYPEOF(kernel) != VECSXP) return "{.field kernel} must be a kitchen kernel object.";
   SEXP sigma = map_field(kernel, "sigma");
-  if (!is_doubles(sigma, 1) || !(REAL(sigma)[0] > 0) || !std::isfinite(REAL(sigma)[0])) {
-    return "{.field kernel$sigma} must be a positive number.";
+  const double d_value = Rf_asReal(d);
+  if (TYPEOF(sigma) != REALSXP || (XLENGTH(sigma) != 1 && static_cast<double>(XLENGTH(sigma)) != d_value)) {
+    return "{.field kernel$sigma} must be one positive number or one per input column.";
+  }
+  for (R_xlen_t j = 0; j < XLENGTH(sigma); ++j) {
+    if (!(REAL(sigma)[j] > 0) || !std::isfinite(REAL(sigma)[j])) {
+      return "{.field kernel$sigma} must hold positive finite numbers.";
+    }
   }
   if (!Rf_isMatrix(gauss) || TYPEOF(gauss) != REALSXP) return "{.field gauss} must be a double matrix.";
 
@@ -108,6 +115,13 @@ const char* read_map(SEXP list, bool project_only, SEXP center, SEXP scale,
   map.center = REAL(center);
   map.scale = REAL(scale);
   map.sigma = REAL(sigma)[0];
+  const double* s = REAL(sigma);
+  if (std::any_of(s, s + XLENGTH(sigma), [&](double v) { return v != s[0]; })) {
+    folded.resize(map.d);
+    for (std::size_t j = 0; j < map.d; ++j) folded[j] = map.scale[j] * s[j];
+    map.scale = folded.data();
+    map.sigma = 1.0;
+  }
   map.project_only = project_only;
   return kitchen::fastfood_problem(map);
 }
@@ -119,8 +133,9 @@ const char* read_map(SEXP list, bool project_only, SEXP center, SEXP scale,
 // [[Rcpp::export(rng = false)]]
 SEXP fastfood_map_problem_cpp(SEXP map_list) {
   kitchen::fastfood_map map;
+  std::vector<double> folded;
   const char* problem = read_map(map_list, false, map_field(map_list, "center"),
-                                 map_field(map_list, "scale"), map);
+                                 map_field(map_list, "scale"), map, folded);
   return problem ? Rf_mkString(problem) : R_NilValue;
 }
 
@@ -133,7 +148,8 @@ SEXP fastfood_map_problem_cpp(SEXP map_list) {
 SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center,
                            SEXP scale, bool project_only, int n_threads, int simd) {
   kitchen::fastfood_map map;
-  const char* problem = read_map(map_list, project_only, center, scale, map);
+  std::vector<double> folded;
+  const char* problem = read_map(map_list, project_only, center, scale, map, folded);
   if (problem) return Rf_mkString(problem);
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));

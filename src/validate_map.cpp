@@ -41,11 +41,11 @@ bool is_positive_number(SEXP x) {
   return v > 0 && std::isfinite(v);
 }
 
+// The kernel's fields but its bandwidth (see sigma_ok).
 bool kernel_ok(SEXP kernel) {
   if (TYPEOF(kernel) != VECSXP || !Rf_inherits(kernel, "kitchen_kernel")) return false;
   SEXP name = map_field(kernel, "name");
   if (!is_string_in(name, {"gaussian", "laplacian", "cauchy", "matern"})) return false;
-  if (!is_positive_number(map_field(kernel, "sigma"))) return false;
   return std::strcmp(CHAR(STRING_ELT(name, 0)), "matern") != 0 ||
          is_positive_number(map_field(kernel, "nu"));
 }
@@ -58,6 +58,13 @@ bool finite_doubles(SEXP x, std::size_t n, bool positive) {
     if (!std::isfinite(v[i]) || (positive && !(v[i] > 0))) return false;
   }
   return true;
+}
+
+// One bandwidth, or one per input column: positive finite doubles.
+bool sigma_ok(SEXP sigma, std::size_t d) {
+  if (TYPEOF(sigma) != REALSXP) return is_positive_number(sigma);
+  const std::size_t n = static_cast<std::size_t>(XLENGTH(sigma));
+  return (n == 1 || n == d) && finite_doubles(sigma, n, true);
 }
 
 bool is_double_matrix(SEXP x, std::size_t rows, std::size_t cols) {
@@ -85,6 +92,10 @@ SEXP map_problem_cpp(SEXP map, int kind) {
   const std::size_t d = static_cast<std::size_t>(Rf_asReal(d_field));
   const double nf = Rf_asReal(n_features);
   if (!kernel_ok(map_field(map, "kernel"))) return problem("{.field kernel} must be a kitchen kernel object.");
+  if (!sigma_ok(map_field(map_field(map, "kernel"), "sigma"), d)) {
+    return problem("{.field kernel$sigma} must be one positive number or " + str(d) +
+                   " (one per input column).");
+  }
   if (!is_string_in(map_field(map, "scaling"), {"standard", "minmax", "none"})) {
     return problem("{.field scaling} must be {.val standard}, {.val minmax} or {.val none}.");
   }

@@ -1,8 +1,8 @@
 # tidy(), glance() and augment() (registered for generics when it loads),
 # checked against coef(), summary(), fitted(), predict() and sums made here.
 
-broom_fit <- function(...) {
-  krr_fit(..., n_features = 60, sigma = 2, seed = 1, n_threads = 1, verbose = FALSE)
+broom_fit <- function(..., lambda = "gcv") {
+  krr_fit(..., lambda = lambda, n_features = 60, sigma = 2, seed = 1, n_threads = 1, verbose = FALSE)
 }
 
 test_that("tidy() gives the coefficients, and the lambda path with the chosen candidate", {
@@ -22,7 +22,7 @@ test_that("tidy() gives the coefficients, and the lambda path with the chosen ca
 
   # Several bandwidths: every (sigma, lambda) pair, the best one chosen.
   several <- krr_fit(mpg ~ wt + hp, mtcars, n_features = 60, sigma = c(1, 2, 4), seed = 1,
-                     n_threads = 1)
+                     lambda = "gcv", n_threads = 1)
   path <- generics::tidy(several, matrix = "lambda")
   expect_identical(nrow(path), 3L * nrow(several$path))
   expect_setequal(unique(path$sigma), c(1, 2, 4))

@@ -47,7 +47,7 @@ catalogue <- list(
   list("gaussian: sigma -1", quote(kernel_gaussian(-1)), "sigma"),
   list("gaussian: sigma NA", quote(kernel_gaussian(NA)), "sigma"),
   list("gaussian: sigma Inf", quote(kernel_gaussian(Inf)), "sigma"),
-  list("gaussian: sigma vector", quote(kernel_gaussian(c(1, 2))), "sigma"),
+  list("gaussian: sigma vector with a negative entry", quote(kernel_gaussian(c(1, -2))), "sigma"),
   list("gaussian: sigma string", quote(kernel_gaussian("1")), "sigma"),
   list("laplacian: sigma 0", quote(kernel_laplacian(0)), "sigma"),
   list("cauchy: sigma NULL", quote(kernel_cauchy(NULL)), "sigma"),

@@ -1,0 +1,66 @@
+#' Relevance of each input column
+#'
+#' With one bandwidth per input column (from `krr_fit(sigma = "ard")`, or a
+#' map built with a vector `sigma`), a column whose bandwidth is large
+#' changes the kernel little: `1 / sigma_j` measures how much column `j`
+#' matters. Bandwidths are in the units of the map's rescaled inputs (see
+#' the `scale` argument of [rff()]), so relevances of columns rescaled the
+#' same way compare directly.
+#'
+#' @param object A fit from [krr_fit()] or a feature map ([rff()],
+#'   [fastfood()], [rbin()]).
+#' @param ... Not used.
+#' @return A named numeric vector, `1 / sigma` for each input column, in the
+#'   order of the columns (all equal for a single bandwidth). Names are the
+#'   column names, or `x1`, `x2`, ... when the data had none.
+#' @seealso [krr_fit()]; `plot(fit, type = "relevance")` draws them sorted.
+#' @export
+#' @examples
+#' set.seed(1)
+#' x <- matrix(runif(1000 * 4), 1000, 4, dimnames = list(NULL, c("a", "b", "c", "d")))
+#' y <- sin(4 * x[, "a"]) + x[, "b"] + rnorm(1000, sd = 0.1)
+#' fit <- krr_fit(x, y, "rff", sigma = "ard", n_features = 200, seed = 1, n_threads = 1)
+#' sort(relevance(fit), decreasing = TRUE)
+relevance <- function(object, ...) UseMethod("relevance")
+
+#' @rdname relevance
+#' @export
+relevance.kitchen_krr <- function(object, ...) {
+  validate_fit(object)
+  out <- relevance(object$map)
+  if (is.null(object$map$col_names) && !is.null(object$col_names)) names(out) <- object$col_names
+  out
+}
+
+#' @rdname relevance
+#' @export
+relevance.kitchen_map <- function(object, ...) {
+  validate_map(object)
+  out <- rep_len(1 / object$kernel$sigma, object$d)
+  names(out) <- object$col_names %||% paste0("x", seq_len(object$d))
+  out
+}
+
+#' @export
+relevance.default <- function(object, ...) {
+  abort_arg("{.arg object} must be a fit from {.fn krr_fit} or a feature map, not {.obj_type_friendly {object}}.")
+}
+
+# "a (1.9), b (1.2), ..." for print(): the `top` most relevant columns.
+relevance_label <- function(fit, top = 5) {
+  r <- sort(relevance(fit), decreasing = TRUE)
+  shown <- utils::head(r, top)
+  sprintf("%s%s (1 / sigma per column, most relevant first)",
+          paste(sprintf("%s %s", names(shown), format(shown, digits = 3)), collapse = ", "),
+          if (length(r) > top) sprintf(", ... %d more", length(r) - top) else "")
+}
+
+# plot(fit, type = "relevance"): the relevances as a sorted bar chart, the
+# `top` largest.
+plot_relevance <- function(fit, type, top = 30, ...) {
+  r <- sort(relevance(fit), decreasing = TRUE)
+  r <- utils::head(r, top)
+  graphics::barplot(rev(r), horiz = TRUE, las = 1, xlab = "relevance (1 / bandwidth)",
+                    main = "Relevance of the input columns", ...)
+  invisible(fit)
+}
