@@ -20,8 +20,11 @@ test_that("the lambda choice and the predictions do not depend on the units of y
       fits <- lapply(c(1, 1e154, 1e-200, 2^-1000), function(s) {
         data$mpg <- mtcars$mpg * s
         set.seed(3)
-        size <- if (features == "rbin") list(n_grids = 20) else list(n_features = 256)
-        # (GCV interpolates mtcars: the warning is tested below.)
+        # GCV with 256 features interpolates mtcars, where its scores at the
+        # smallest candidates tie to rounding (and a sanitizer build rounds
+        # differently): 16 features keep its choice well posed.
+        size <- if (features == "rbin") list(n_grids = 20) else
+          list(n_features = if (identical(lambda, "gcv")) 16 else 256)
         fit <- suppressWarnings(do.call(krr_fit, c(list(mpg ~ ., data, features = features,
                                                         lambda = lambda, n_threads = 1, seed = 2),
                                                    size)))
