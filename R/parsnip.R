@@ -161,7 +161,7 @@ register_kernel_ridge <- function() {
   arg("map", "kitchen", "feature_map")
   predict_value <- function(type, post = NULL) {
     list(pre = NULL, post = post, func = c(fun = "predict"),
-         args = list(object = rlang::expr(object$fit), newdata = rlang::expr(new_data),
+         args = list(object = quote(object$fit), newdata = quote(new_data),
                      type = type))
   }
   parsnip::set_pred(model, eng = "kitchen", mode = "regression", type = "numeric",

@@ -25,6 +25,10 @@ export _R_SHLIB_STRIP_=true
 export R_STRIP_SHARED_LIB="strip --strip-debug"
 # Tests, examples and vignettes use at most 2 threads, as CRAN asks.
 export KITCHEN_NUM_THREADS=2
+# A time zone: without TZ, lubridate (loaded with the recipes suggestion)
+# asks systemd's timedatectl, which machines without systemd answer with
+# messages the check reports as a NOTE.
+export TZ="${TZ:-UTC}"
 
 # The package's files are UTF-8 (DESCRIPTION's Encoding, the vignettes, the
 # cpu_act data). In a C/POSIX locale R's session charset is ASCII, and the

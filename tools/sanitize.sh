@@ -56,7 +56,7 @@ filter="NULL"
 # detect_leaks=0: R is not instrumented and never frees some memory on exit.
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_odr_violation=0:print_summary=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export KITCHEN_SANITIZER=true KITCHEN_NUM_THREADS=2
+export KITCHEN_SANITIZER=true KITCHEN_NUM_THREADS=2 TZ="${TZ:-UTC}"  # TZ: see check.sh
 LD_PRELOAD="$asan $ubsan" R_LIBS="$work/lib:${R_LIBS:-}" Rscript -e "
   library(testthat); library(kitchen)
   r <- test_dir('$work/src/tests/testthat', package = 'kitchen', load_package = 'installed',
