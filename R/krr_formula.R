@@ -94,8 +94,7 @@ formula_design <- function(terms, frame, contrasts = NULL) {
 formula_newdata <- function(object, newdata, na.action) {
   terms <- stats::delete.response(object$terms)
   frame <- stats::model.frame(terms, newdata, na.action = na.action, xlev = object$xlevels)
-  design <- stats::model.matrix(terms, frame, contrasts.arg = object$contrasts)
-  design <- design[, colnames(design) != "(Intercept)", drop = FALSE]
+  design <- formula_design(terms, frame, object$contrasts)
   offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata)
   complete <- stats::complete.cases(design)
   list(x = design, offset = offset, complete = if (!all(complete)) complete)

@@ -6,8 +6,8 @@
 # link is fixed at 0, so that p_i is the logistic function of one link.
 # Solved by bound optimisation (logistic_bound()): one pass for Z'WZ, then
 # one cheap pass (features and the gradient, never the n x D matrix) per
-# step. The data are reached through a `source` (in memory here, chunked in
-# chunked_logistic.R) with two passes: statistics(folds) and
+# step. The data are reached through a `source` (memory_logistic_source();
+# a chunked source would give the same two passes): statistics(folds) and
 # gradient(state, part), `part` NULL for all rows, or list(fold, side) for
 # the training ("train") or held-out ("test") rows of one fold.
 
@@ -132,13 +132,6 @@ logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_thre
   out
 }
 
-# Sums of gradient passes (over chunks).
-add_gradients <- function(a, b) {
-  if (is.null(a)) return(b)
-  list(log_loss = a$log_loss + b$log_loss, correct = a$correct + b$correct,
-       zg = a$zg + b$zg, g0 = a$g0 + b$g0)
-}
-
 # Rows in memory as a logistic source. `coded` is the +1 / -1 class coding
 # of krr_response(); the rows of each fold are split off once, when first
 # asked for.
@@ -166,18 +159,6 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
       rows <- rows_of(part)
       logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads)
     })
-}
-
-# Class links of the rows of x under a fit (n x K).
-logistic_links <- function(map, x, fit, block_size, n_threads) {
-  n <- nrow(x)
-  out <- matrix(0, n, ncol(fit$coefficients))
-  for (start in seq(1, n, by = block_size)) {
-    rows <- start:min(n, start + block_size - 1)
-    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
-    out[rows, ] <- z %*% fit$coefficients
-  }
-  sweep(out, 2, fit$intercept, "+")
 }
 
 # Row-wise softmax, shifted by the row maximum so that nothing overflows.
@@ -260,5 +241,6 @@ check_logistic <- function(response, map, call = rlang::caller_env()) {
 logistic_output <- function(links, type) {
   if (type != "link") return(softmax_rows(links))
   if (ncol(links) == 2) return(stats::setNames(links[, 2] - links[, 1], rownames(links)))
-  links - apply(links, 1, max) - log(rowSums(exp(links - apply(links, 1, max))))
+  shifted <- links - apply(links, 1, max)
+  shifted - log(rowSums(exp(shifted)))
 }
