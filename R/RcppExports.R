@@ -17,6 +17,18 @@ fastfood_features_cpp <- function(x, rows_as_columns, map_list, center, scale, p
     .Call(`_kitchen_fastfood_features_cpp`, x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd)
 }
 
+gram_combine_cpp <- function(a, b, sign, n_threads) {
+    .Call(`_kitchen_gram_combine_cpp`, a, b, sign, n_threads)
+}
+
+gram_quadratic_forms_cpp <- function(gram, w, n_threads) {
+    .Call(`_kitchen_gram_quadratic_forms_cpp`, gram, w, n_threads)
+}
+
+ridge_cholesky_solve_cpp <- function(gram, lambda, rhs, n_threads) {
+    .Call(`_kitchen_ridge_cholesky_solve_cpp`, gram, lambda, rhs, n_threads)
+}
+
 fwht_cpp <- function(x, n_rows, normalize, n_threads, simd) {
     .Call(`_kitchen_fwht_cpp`, x, n_rows, normalize, n_threads, simd)
 }

@@ -41,7 +41,8 @@ cv_path <- function(stats, lambdas, n_threads) {
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +
-      fold$n * b^2 + 2 * b * drop(crossprod(w, fold$zsum)) + colSums(w * (fold$gram %*% w))
+      fold$n * b^2 + 2 * b * drop(crossprod(w, fold$zsum)) +
+      gram_quadratic_forms_cpp(fold$gram, w, n_threads)
     sse <- sse + colSums(matrix(err, k))
   }
   sse / stats$n

@@ -41,16 +41,29 @@ mean_cv_error <- function(stats) {
   sse / stats$n
 }
 
-# The Cholesky factor of Z'Z + lambda I; a lambda too small to make it
-# positive definite (rounding in Z'Z, with more features than rows) is
-# named, with what to do.
-ridge_cholesky <- function(gram, lambda, call = rlang::caller_env(2)) {
+# The ridge coefficients (Z'Z + lambda I)^-1 Z'y by a Cholesky
+# factorisation; a lambda too small to make Z'Z + lambda I positive definite
+# (rounding in Z'Z, with more features than rows) is named, with what to do.
+# From `blocked_from` features on, the factorisation runs by blocks in C++
+# (fold_algebra.cpp), over threads and interruptible: R's chol() on the
+# reference BLAS takes 30 s at D = 4096 and cannot be stopped. Below, R's
+# chol() is faster to start and gives the results kitchen always gave.
+ridge_solve <- function(gram, lambda, zy, n_threads, blocked_from = 1025L,
+                        call = rlang::caller_env(2)) {
+  if (nrow(gram) >= blocked_from) {
+    w <- ridge_cholesky_solve_cpp(gram, lambda, zy, n_threads)
+    if (is.null(w)) abort_small_lambda(lambda, call)
+    return(w)
+  }
   diag(gram) <- diag(gram) + lambda
-  tryCatch(chol(gram), error = function(e) {
-    abort_arg(c("{.arg lambda} ({format(lambda)}) is too small: Z'Z + lambda I is not positive definite to double precision.",
-                i = "Use a larger {.arg lambda}, or {.val gcv} to choose one."),
-              call = call)
-  })
+  factor <- tryCatch(chol(gram), error = function(e) abort_small_lambda(lambda, call))
+  backsolve(factor, forwardsolve(t(factor), zy))
+}
+
+abort_small_lambda <- function(lambda, call) {
+  abort_arg(c("{.arg lambda} ({format(lambda)}) is too small: Z'Z + lambda I is not positive definite to double precision.",
+              i = "Use a larger {.arg lambda}, or {.val gcv} to choose one."),
+            call = call)
 }
 
 abort_no_lambda <- function(lambdas, call = rlang::caller_env(2)) {

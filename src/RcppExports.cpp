@@ -66,6 +66,44 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// gram_combine_cpp
+SEXP gram_combine_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, double sign, int n_threads);
+RcppExport SEXP _kitchen_gram_combine_cpp(SEXP aSEXP, SEXP bSEXP, SEXP signSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< double >::type sign(signSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_combine_cpp(a, b, sign, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// gram_quadratic_forms_cpp
+Rcpp::NumericVector gram_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w, int n_threads);
+RcppExport SEXP _kitchen_gram_quadratic_forms_cpp(SEXP gramSEXP, SEXP wSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type w(wSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_quadratic_forms_cpp(gram, w, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ridge_cholesky_solve_cpp
+SEXP ridge_cholesky_solve_cpp(Rcpp::NumericMatrix gram, double lambda, Rcpp::NumericMatrix rhs, int n_threads);
+RcppExport SEXP _kitchen_ridge_cholesky_solve_cpp(SEXP gramSEXP, SEXP lambdaSEXP, SEXP rhsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type rhs(rhsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_cholesky_solve_cpp(gram, lambda, rhs, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fwht_cpp
 SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd);
 RcppExport SEXP _kitchen_fwht_cpp(SEXP xSEXP, SEXP n_rowsSEXP, SEXP normalizeSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -346,6 +384,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
+    {"_kitchen_gram_combine_cpp", (DL_FUNC) &_kitchen_gram_combine_cpp, 4},
+    {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
+    {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 5},

@@ -36,19 +36,27 @@ test_that("an interrupt stops long krr_fit, rff, kernel_matrix and fwht calls pr
   }
 })
 
-test_that("an interrupt stops a GCV fit with D = 12,000 features promptly", {
+test_that("an interrupt stops fits with D = 12,000 features promptly", {
   skip_if_not_installed("processx")
   skip_on_os("windows")
   skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
-  # Z'Z is a 1.15 GB matrix here: symmetrising it, centring it (once R-level
-  # copies of seconds each) and reducing it to tridiagonal form all check
-  # for interrupts. Few rows keep the Gram accumulation short, so the
-  # signals (2 and 5 s in) land in those steps.
-  code <- paste("library(kitchen); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
-                "krr_fit(x, x[, 1], rff(4, 12000, sigma = 1), block_size = 300, verbose = FALSE)")
-  for (warm_up in c(2, 5)) {
-    delay <- interrupt_delay(code, warm_up = warm_up)
-    expect_false(is.na(delay), label = sprintf("the fit was still running %g s in", warm_up))
-    expect_lt(delay, 2.5, label = sprintf("the fit stopped within 2.5 s of SIGINT at %g s", warm_up))
+  # Z'Z is a 1.15 GB matrix here: symmetrising it, adding and subtracting the
+  # folds' matrices, centring it, reducing it to tridiagonal form, the
+  # folds' quadratic forms and the Cholesky factorisation of a fixed lambda
+  # all check for interrupts (once R-level steps of seconds to minutes).
+  # Few rows keep the Gram accumulation short, so the signals land in those
+  # steps: the default (5-fold CV) at 2, 5 and 12 s, a fixed lambda at 5 s.
+  fit_code <- function(lambda) {
+    paste("library(kitchen); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
+          "krr_fit(x, x[, 1], rff(4, 12000, sigma = 1), block_size = 300, verbose = FALSE",
+          lambda, ")")
+  }
+  cases <- list(list(lambda = "", warm_up = 2), list(lambda = "", warm_up = 5),
+                list(lambda = "", warm_up = 12), list(lambda = ", lambda = 1", warm_up = 5))
+  for (case in cases) {
+    what <- sprintf("the fit%s, %g s in", case$lambda, case$warm_up)
+    delay <- interrupt_delay(fit_code(case$lambda), warm_up = case$warm_up)
+    expect_false(is.na(delay), label = paste(what, "was still running"))
+    expect_lt(delay, 2.5, label = paste(what, "stopped within 2.5 s of SIGINT"))
   }
 })

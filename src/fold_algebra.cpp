@@ -1,0 +1,110 @@
+// Glue for the D x D arithmetic of cross-validation (fold_algebra.hpp) and
+// the blocked Cholesky solve of a fixed lambda (blocked_cholesky.hpp): fresh
+// results filled by units over threads, with interrupt checks between
+// chunks, where R's arithmetic and chol() would hold the main thread for
+// seconds to minutes on a 1 GB matrix.
+#include <Rcpp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+
+#include "kitchen/blocked_cholesky.hpp"
+#include "kitchen/fold_algebra.hpp"
+#include "parallel_chunks.h"
+#include "result_matrix.h"
+
+SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
+
+// a + sign * b for two matrices of the same shape (a new matrix).
+// [[Rcpp::export(rng = false)]]
+SEXP gram_combine_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, double sign, int n_threads) {
+  if (a.nrow() != b.nrow() || a.ncol() != b.ncol()) Rcpp::stop("a and b must have the same shape.");
+  const std::size_t rows = a.nrow(), cols = a.ncol();
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(rows, cols));
+  const double* pa = a.begin();
+  const double* pb = b.begin();
+  double* res = REAL(out);
+  kitchen_glue::parallel_for_chunks(kitchen::fold_algebra_units(cols, kitchen::fold_algebra_block),
+                                    3.0 * rows * kitchen::fold_algebra_block, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    for (std::size_t u = begin; u < end; ++u) {
+      kitchen::gram_combine_columns(pa, pb, sign, rows, cols, u, res);
+    }
+  });
+  return out;
+}
+
+// colSums(w * (gram %*% w)) for a square gram and w with as many rows: the
+// quadratic forms w_c' G w_c, one per column of w.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector gram_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w,
+                                             int n_threads) {
+  const std::size_t dim = gram.nrow(), m = w.ncol();
+  if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(w.nrow()) != dim) {
+    Rcpp::stop("gram must be square, with as many rows as w.");
+  }
+  Rcpp::NumericMatrix product(dim, m);  // zeros, as dgemm's beta = 0
+  const double* g = gram.begin();
+  const double* pw = w.begin();
+  double* out = product.begin();
+  const std::size_t units = kitchen::fold_algebra_units(m, kitchen::gram_times_block);
+  const std::size_t step = 256;  // columns of gram between interrupt checks
+  for (std::size_t l0 = 0; l0 < dim; l0 += step) {
+    const std::size_t l1 = std::min(dim, l0 + step);
+    kitchen_glue::parallel_for_chunks(units, 2.0 * dim * (l1 - l0) * kitchen::gram_times_block,
+                                      n_threads, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t u = begin; u < end; ++u) {
+        kitchen::gram_times_columns(g, pw, dim, m, l0, l1, u, out);
+      }
+    });
+    Rcpp::checkUserInterrupt();
+  }
+  Rcpp::NumericVector sums(m);
+  kitchen::weighted_column_sums(pw, out, dim, m, sums.begin());
+  return sums;
+}
+
+// Solves (gram + lambda I) x = rhs by a blocked Cholesky factorisation of a
+// copy of gram. NULL when gram + lambda I is not positive definite to double
+// precision (the caller names lambda). Eigen may allocate (and throw) inside
+// a worker: that is caught there and reported here.
+// [[Rcpp::export(rng = false)]]
+SEXP ridge_cholesky_solve_cpp(Rcpp::NumericMatrix gram, double lambda, Rcpp::NumericMatrix rhs,
+                              int n_threads) {
+  const std::size_t dim = gram.nrow(), m = rhs.ncol();
+  if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(rhs.nrow()) != dim) {
+    Rcpp::stop("gram must be square, with as many rows as rhs.");
+  }
+  Rcpp::Shield<SEXP> work(gram_copy_interruptible(gram, dim, n_threads));
+  double* a = REAL(work);
+  for (std::size_t j = 0; j < dim; ++j) a[j + j * dim] += lambda;
+  std::atomic<bool> failed(false);
+  for (std::size_t k = 0; k < dim; k += kitchen::cholesky_block) {
+    if (!kitchen::cholesky_diagonal_block(a, dim, k)) return R_NilValue;
+    const std::size_t b = kitchen::cholesky_width(dim, k);
+    const std::size_t below = dim - k - b;
+    kitchen_glue::parallel_for_chunks(below, static_cast<double>(b) * b, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      try {
+        kitchen::cholesky_panel_rows(a, dim, k, begin, end);
+      } catch (...) {
+        failed.store(true);
+      }
+    });
+    const double tile_cost = 2.0 * below * b * kitchen::cholesky_block;
+    kitchen_glue::parallel_for_chunks(kitchen::cholesky_trailing_tiles(dim, k), tile_cost, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      try {
+        for (std::size_t t = begin; t < end; ++t) kitchen::cholesky_trailing_tile(a, dim, k, t);
+      } catch (...) {
+        failed.store(true);
+      }
+    });
+    if (failed.load()) Rcpp::stop("Not enough memory for the Cholesky factorisation.");
+    Rcpp::checkUserInterrupt();
+  }
+  Rcpp::NumericMatrix x = Rcpp::clone(rhs);
+  kitchen::cholesky_solve(a, dim, x.begin(), m);
+  return x;
+}

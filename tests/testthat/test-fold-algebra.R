@@ -1,0 +1,72 @@
+# The D x D arithmetic moved from R to C++ for interrupts (fold_algebra.cpp)
+# gives R's results, and the blocked Cholesky solve the dense solution.
+
+gram_fixture <- function(d, seed = 1) {
+  set.seed(seed)
+  z <- matrix(rnorm(d * (d + 20)), d + 20)
+  crossprod(z)
+}
+
+test_that("gram_combine_cpp() is a + sign * b, for 1 and 2 threads", {
+  g <- gram_fixture(150)
+  h <- g * 0.37
+  for (threads in 1:2) {
+    expect_identical(kitchen:::gram_combine_cpp(g, h, -1, threads), g - h)
+    expect_identical(kitchen:::gram_combine_cpp(g, h, 1, threads), g + h)
+  }
+  expect_error(kitchen:::gram_combine_cpp(g, h[, -1], 1, 1L), "same shape")
+})
+
+test_that("gram_quadratic_forms_cpp() is colSums(w * (gram %*% w))", {
+  g <- gram_fixture(300)
+  w <- matrix(rnorm(300 * 21), 300)
+  w[5, 3] <- 0
+  reference <- colSums(w * (g %*% w))
+  for (threads in 1:2) {
+    expect_equal(kitchen:::gram_quadratic_forms_cpp(g, w, threads), reference, tolerance = 1e-13)
+  }
+  expect_equal(kitchen:::gram_quadratic_forms_cpp(g, w[, 2, drop = FALSE], 1L), reference[2],
+               tolerance = 1e-13)
+  expect_error(kitchen:::gram_quadratic_forms_cpp(g, w[-1, ], 1L), "as many rows")
+})
+
+test_that("the blocked Cholesky solve equals the dense solution across block edges", {
+  g <- gram_fixture(600)
+  y <- matrix(rnorm(600 * 2), 600)
+  for (d in c(1, 255, 256, 257, 600)) {
+    gd <- g[seq_len(d), seq_len(d), drop = FALSE]
+    yd <- y[seq_len(d), , drop = FALSE]
+    reference <- solve(gd + diag(0.25, d), yd)
+    for (threads in 1:2) {
+      expect_equal(kitchen:::ridge_cholesky_solve_cpp(gd, 0.25, yd, threads), reference,
+                   tolerance = 1e-10, label = sprintf("d = %d, %d threads", d, threads))
+    }
+  }
+})
+
+test_that("ridge_solve() names lambda when Z'Z + lambda I is not positive definite, both ways", {
+  set.seed(2)
+  z <- matrix(rnorm(20 * 60), 20)  # 60 features, 20 rows: Z'Z has rank 20
+  g <- crossprod(z)
+  g[1, 1] <- g[1, 1] - 1e3           # and one negative direction
+  for (blocked_from in c(0L, 1025L)) {
+    expect_error(kitchen:::ridge_solve(g, 1e-300, matrix(1, 60), 1L, blocked_from = blocked_from),
+                 class = "kitchen_error_argument", regexp = "lambda")
+  }
+  ok <- crossprod(z)
+  y <- matrix(rnorm(60), 60)
+  expect_equal(kitchen:::ridge_solve(ok, 0.5, y, 2L, blocked_from = 0L),
+               kitchen:::ridge_solve(ok, 0.5, y, 2L), tolerance = 1e-10)
+})
+
+test_that("a fixed-lambda fit with more than 1024 features (blocked Cholesky) is the ridge solution", {
+  set.seed(3)
+  x <- matrix(rnorm(400 * 3), 400)
+  y <- sin(x[, 1]) + rnorm(400, sd = 0.1)
+  map <- rff(x, 1100, sigma = 1, seed = 4)
+  fit <- krr_fit(x, y, map, lambda = 0.3, verbose = FALSE)
+  z <- predict(map, x)
+  zc <- scale(z, scale = FALSE)
+  w <- solve(crossprod(zc) + diag(0.3, ncol(z)), crossprod(zc, y - mean(y)))
+  expect_equal(unname(drop(fit$coefficients)), drop(w), tolerance = 1e-8)
+})
