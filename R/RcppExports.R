@@ -21,6 +21,10 @@ gram_combine_cpp <- function(a, b, sign, n_threads) {
     .Call(`_kitchen_gram_combine_cpp`, a, b, sign, n_threads)
 }
 
+gram_difference_center_cpp <- function(a, b, zbar, n, n_threads) {
+    .Call(`_kitchen_gram_difference_center_cpp`, a, b, zbar, n, n_threads)
+}
+
 gram_quadratic_forms_cpp <- function(gram, w, n_threads) {
     .Call(`_kitchen_gram_quadratic_forms_cpp`, gram, w, n_threads)
 }

@@ -549,10 +549,10 @@ add_statistics <- function(stats, z, y, blas, n_threads, w = NULL) {
 }
 
 # a + sign * b, field by field; the D x D Gram part in C++ (interruptible:
-# at D = 12,000 it is a 1.15 GB pass).
-sum_statistics <- function(a, b, sign = 1) {
+# at D = 12,000 it is a 1.15 GB pass), or left out.
+sum_statistics <- function(a, b, sign = 1, gram = TRUE) {
   fields <- c("zy", "zsum", "ysum", "yy", "n", "rows")
-  c(list(gram = gram_combine_cpp(a$gram, b$gram, sign, 1L)),
+  c(if (gram) list(gram = gram_combine_cpp(a$gram, b$gram, sign, 1L)),
     stats::setNames(lapply(fields, function(f) a[[f]] + sign * b[[f]]), fields))
 }
 

@@ -30,6 +30,21 @@ inline void gram_combine_columns(const double* a, const double* b, double sign, 
   for (std::size_t e = j0 * dim; e < j1 * dim; ++e) out[e] = a[e] + sign * b[e];
 }
 
+// Columns of unit u of (a - b) - n zbar zbar' (a, b symmetric): a fold's
+// training Gram matrix centred in one pass, as gram_centered()
+// (gram_finish.hpp) would centre a - b, without a - b in memory.
+inline void gram_difference_centered_columns(const double* a, const double* b, const double* zbar,
+                                             double n, std::size_t dim, std::size_t u, double* out) {
+  const std::size_t j0 = u * fold_algebra_block, j1 = std::min(dim, j0 + fold_algebra_block);
+  for (std::size_t j = j0; j < j1; ++j) {
+    const double zj = zbar[j];
+    for (std::size_t i = 0; i < dim; ++i) {
+      const double difference = a[i + j * dim] - b[i + j * dim];
+      out[i + j * dim] = difference - n * (zbar[i] * zj);
+    }
+  }
+}
+
 // Columns c in unit u of out += G[:, l0:l1] W[l0:l1, c] (G: dim x dim, W and
 // out: dim x m). Calling it for consecutive ranges l0:l1 adds the terms of
 // each entry in the order of dgemm's loops (l outer, i inner), so the
