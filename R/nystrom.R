@@ -224,14 +224,18 @@ leverage_centers <- function(x, n_centers, setup) {
                           center = rep(0, ncol(xs)), scale = rep(1, ncol(xs)), centers = landmarks),
                      class = c("kitchen_nystrom", "kitchen_map"))
   pilot <- nystrom_with_bandwidth(pilot, setup$kernel$sigma)
-  z <- nystrom_features(pilot, xs, resolve_threads(NULL))
   # tau_i = z_i' (Z'Z + lambda I)^(-1) z_i, with lambda = trace(K) / M: the
-  # effective dimension sum(tau) is then at most M.
-  lambda <- nrow(xs) / n_centers  # trace(K) = n for kernels with k(x, x) = 1
-  gram <- crossprod(z)
-  diag(gram) <- diag(gram) + lambda
-  tau <- rowSums(z * t(solve(gram, t(z))))
-  tau <- pmax(tau, 0)
+  # effective dimension sum(tau) is then at most M. Z is computed twice,
+  # block by block, so that the pool's n x M features are never held.
+  lambda <- nrow(xs) / n_centers  # trace(K) = n: k(x, x) = 1 for every kernel
+  blocks <- split(seq_len(nrow(xs)), (seq_len(nrow(xs)) - 1) %/% 2048)
+  features <- function(rows) nystrom_features(pilot, xs[rows, , drop = FALSE], resolve_threads(NULL))
+  gram <- diag(lambda, n_centers)
+  for (rows in blocks) gram <- gram + crossprod(features(rows))
+  root <- chol(gram)
+  tau <- unlist(lapply(blocks, function(rows) {
+    colSums(backsolve(root, t(features(rows)), transpose = TRUE)^2)
+  }), use.names = FALSE)
   # A small floor so every row can be drawn (the scores are approximate).
   prob <- tau + 1e-3 * mean(tau) + .Machine$double.xmin
   xs[sort(sample.int(nrow(xs), n_centers, prob = prob)), , drop = FALSE]

@@ -9,7 +9,7 @@
 # The kernels whose spectral law is radial (a function of ||w||_2 only).
 radial_kernels <- c("gaussian", "matern")
 
-check_radial_kernel <- function(kernel, arg, call = rlang::caller_env()) {
+check_orthogonal_kernel <- function(kernel, arg, call = rlang::caller_env()) {
   if (!kernel$name %in% radial_kernels) {
     abort_arg(c("{.code {arg} = TRUE} needs a radial kernel ({.val {radial_kernels}}), not the {kernel$name} kernel.",
                 i = "The {kernel$name} kernel's spectral law is not a function of the frequency's length, so orthogonal directions would change the kernel.",
@@ -25,7 +25,10 @@ orthogonal_spectral_sample <- function(kernel, d, m) {
   n_blocks <- ceiling(m / d)
   blocks <- lapply(seq_len(n_blocks), function(b) haar_orthogonal(d))
   directions <- do.call(cbind, blocks)[, seq_len(m), drop = FALSE]
-  directions * rep(radial_lengths(kernel, d, m), each = d)
+  # Lengths from the radial law (radial_sample(), fastfood.R): chi(d) for
+  # the Gaussian kernel; for the Matern kernel, whose law is a multivariate
+  # t with 2 nu degrees of freedom, chi(d) times sqrt(2 nu / chi^2(2 nu)).
+  directions * rep(radial_sample(kernel, d, m), each = d)
 }
 
 # A d x d orthogonal matrix from the Haar law: Q of the QR decomposition of
@@ -37,15 +40,4 @@ haar_orthogonal <- function(d) {
   signs <- sign(diag(qr.R(decomposition)))
   signs[signs == 0] <- 1
   qr.Q(decomposition) * rep(signs, each = d)
-}
-
-# m independent lengths ||w||_2 of frequencies from the kernel's spectral
-# law at sigma = 1: chi(d) for the Gaussian; for the Matern kernel, whose
-# law is a multivariate t with 2 nu degrees of freedom, chi(d) times
-# sqrt(2 nu / chi^2(2 nu)).
-radial_lengths <- function(kernel, d, m) {
-  chi <- sqrt(stats::rchisq(m, df = d))
-  switch(kernel$name,
-    gaussian = chi,
-    matern = chi * sqrt(2 * kernel$nu / stats::rchisq(m, df = 2 * kernel$nu)))
 }

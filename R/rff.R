@@ -88,7 +88,7 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
   check_flag(clip)
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
-  if (orthogonal) check_radial_kernel(kernel, "orthogonal")
+  if (orthogonal) check_orthogonal_kernel(kernel, "orthogonal")
 
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)

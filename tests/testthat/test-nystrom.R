@@ -187,3 +187,17 @@ test_that("chunked fits, in process and as futures, equal the in-memory fit", {
                         parallel = "future")
   expect_equal(future_fit$coefficients, whole$coefficients, tolerance = 1e-8)
 })
+
+test_that("sigma = \"ard\" learns per-column bandwidths and recomputes K_CC", {
+  set.seed(18)
+  x <- matrix(runif(300 * 3, -2, 2), 300, 3)
+  y <- sin(2 * x[, 1]) + rnorm(300, sd = 0.05)  # only column 1 matters
+  map <- nystrom(x, 60, seed = 19)
+  fit <- krr_fit(x, y, features = map, sigma = "ard", lambda = "gcv")
+  sigma <- fit$map$kernel$sigma
+  expect_length(sigma, 3)
+  expect_lt(sigma[1], min(sigma[2:3]))
+  expect_identical(fit$map$centers, map$centers)
+  k_cc <- kernel_matrix(map$centers, kernel = kernel_gaussian(sigma))
+  expect_equal(tcrossprod(k_cc %*% fit$map$normalization), k_cc, tolerance = 1e-6)
+})
