@@ -61,6 +61,10 @@ kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }
 
+nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kind, n_threads, simd) {
+    .Call(`_kitchen_nystrom_features_cpp`, x, center, divisor, centers, normalization, kind, n_threads, simd)
+}
+
 rbin_build_cpp <- function(x, pitch, shift, center, scale, n_threads, simd) {
     .Call(`_kitchen_rbin_build_cpp`, x, pitch, shift, center, scale, n_threads, simd)
 }

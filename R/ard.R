@@ -176,7 +176,9 @@ feature_derivative_weights <- function(z, p, v) {
 # occupied bins found again on x); fastfood applies sigma itself.
 with_bandwidths <- function(map, sigma, x, n_threads, call = rlang::caller_env()) {
   ratio <- map$kernel$sigma / sigma
-  if (inherits(map, "kitchen_rff")) {
+  if (inherits(map, "kitchen_nystrom")) {
+    return(nystrom_with_bandwidth(map, sigma))
+  } else if (inherits(map, "kitchen_rff")) {
     map$projection <- map$projection * ratio
   } else if (inherits(map, "kitchen_rbin")) {
     map$pitch <- map$pitch / ratio

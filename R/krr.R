@@ -122,9 +122,10 @@
 #' @param y Response: a numeric vector, a numeric matrix (several responses
 #'   fitted at once) or a factor (classification).
 #' @param features A feature map built on the training data (for example
-#'   `rff(x, 1000)`), or the name of one (`"rff"`, `"fastfood"`, `"rbin"`),
-#'   built from `x` with the arguments in `...` (defaults: 1000 features, or
-#'   100 grids for `"rbin"`).
+#'   `rff(x, 1000)`), or the name of one (`"rff"`, `"fastfood"`, `"rbin"`,
+#'   `"nystrom"`), built from `x` with the arguments in `...` (defaults: 1000
+#'   features, 100 grids for `"rbin"`, `min(1000, nrow(x))` centers for
+#'   `"nystrom"`).
 #' @param lambda `"cv"` (the default: 5-fold cross-validation over 50
 #'   candidates), `"gcv"` (generalised cross-validation, one decomposition,
 #'   cheaper but prone to under-penalising, see Details), a positive number,
@@ -406,6 +407,8 @@ bandwidth_candidates <- function(sigma, map, lambda, call = rlang::caller_env())
 rescale_bandwidth <- function(map, sigma, call = rlang::caller_env()) {
   if (inherits(map, "kitchen_rff")) {
     map$projection <- map$projection * (map$kernel$sigma / sigma)
+  } else if (inherits(map, "kitchen_nystrom")) {
+    return(nystrom_with_bandwidth(map, sigma))
   } else if (!inherits(map, "kitchen_fastfood")) {
     abort_arg("Choosing {.arg sigma} in {.fn krr_fit} is not available for {.cls {class(map)[1]}} maps.",
               call = call)
@@ -423,7 +426,7 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
     }
     return(validate_map(features, arg = "features", deep = TRUE, call = call))
   }
-  builders <- c("rff", "fastfood", "rbin")
+  builders <- c("rff", "fastfood", "rbin", "nystrom")
   available <- builders[vapply(builders, exists, TRUE, envir = asNamespace("kitchen"), inherits = FALSE)]
   if (!is.character(features) || length(features) != 1L || !features %in% available) {
     abort_arg("{.arg features} must be a feature map or one of {.val {available}}.", call = call)
@@ -432,6 +435,8 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
   check_builder_args(features, args, call)
   if (features == "rbin") {
     if (is.null(args$n_grids)) args$n_grids <- 100
+  } else if (features == "nystrom") {
+    if (is.null(args$n_centers)) args$n_centers <- min(1000, NROW(x))
   } else if (is.null(args$n_features)) {
     args$n_features <- 1000
   }

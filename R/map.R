@@ -141,7 +141,8 @@ print.kitchen_map <- function(x, ...) validate_map(x)
 # predict()'s checks again.
 map_features <- function(map, x, n_threads, call = rlang::caller_env()) {
   features <- if (inherits(map, "kitchen_rff")) rff_features else
-    if (inherits(map, "kitchen_fastfood")) fastfood_features else rbin_features
+    if (inherits(map, "kitchen_fastfood")) fastfood_features else
+      if (inherits(map, "kitchen_nystrom")) nystrom_features else rbin_features
   features(map, x, n_threads, call = call)
 }
 

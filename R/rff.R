@@ -43,6 +43,16 @@
 #' @param seed `NULL` to draw from R's random stream (so [set.seed()] before
 #'   the call reproduces the map), or a whole number used locally without
 #'   disturbing the stream.
+#' @param orthogonal `FALSE` for independent frequencies. `TRUE` for
+#'   orthogonal random features (Yu et al. 2016): the frequencies come in
+#'   blocks of `d` mutually orthogonal directions (the Q factor of a Gaussian
+#'   `d x d` matrix, sign-corrected so that it is uniformly distributed), each
+#'   scaled by an independent length from the kernel's radial law (chi with
+#'   `d` degrees of freedom for the Gaussian kernel). Each frequency keeps
+#'   its marginal law, so the estimate stays unbiased, and the orthogonality
+#'   lowers its variance. Only radial kernels (`"gaussian"`, `"matern"`)
+#'   have such a construction; per-column bandwidths apply to it as to
+#'   independent frequencies.
 #' @param ... Further kernel parameters when `kernel` is a name (`nu` for
 #'   `"matern"`).
 #' @return An object of class `c("kitchen_rff", "kitchen_map")`: a plain list
@@ -53,6 +63,10 @@
 #' @references Rahimi, A. and Recht, B. (2007). Random Features for
 #'   Large-Scale Kernel Machines. Advances in Neural Information Processing
 #'   Systems 20.
+#'
+#'   Yu, F. X., Suresh, A. T., Choromanski, K., Holtmann-Rice, D. and Kumar, S.
+#'   (2016). Orthogonal Random Features. Advances in Neural Information
+#'   Processing Systems 29.
 #' @seealso [predict.kitchen_rff()], [kernels], [kernel_matrix()].
 #' @export
 #' @examples
@@ -65,19 +79,23 @@
 #' round(tcrossprod(z) - kernel_matrix(xs, kernel = map$kernel), 2)
 rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                 type = c("cos_sin", "cos_phase"),
-                scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL, ...) {
+                scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL,
+                orthogonal = FALSE, ...) {
   type <- match_choice(type, c("cos_sin", "cos_phase"))
+  check_flag(orthogonal)
   scale <- match_choice(scale, c("standard", "minmax", "none"))
   check_feature_count(n_features, type)
   check_flag(clip)
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
+  if (orthogonal) check_orthogonal_kernel(kernel, "orthogonal")
 
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)
     m <- if (type == "cos_sin") n_features / 2 else n_features
     check_map_size(as.double(setup$d) * m, "The d x m frequencies", "n_features")
-    w <- spectral_sample(setup$kernel, setup$d, m)
+    w <- if (orthogonal) orthogonal_spectral_sample(setup$kernel, setup$d, m) else
+      spectral_sample(setup$kernel, setup$d, m)
     phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
   })
 
@@ -91,7 +109,8 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
     scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
     col_names = setup$rescale$names, clip = if (clip) setup$range,
     projection = projection,
-    phases = phases
+    phases = phases,
+    orthogonal = orthogonal
   ), class = c("kitchen_rff", "kitchen_map"))
 }
 
@@ -143,7 +162,8 @@ print.kitchen_rff <- function(x, ...) {
   print_map_fields(c(
     kernel = kernel_label(x$kernel),
     "input dimension" = x$d,
-    features = sprintf("%d (%s)", x$n_features, x$type),
+    features = sprintf("%d (%s%s)", x$n_features, x$type,
+                       if (isTRUE(x$orthogonal)) ", orthogonal" else ""),
     scaling = x$scaling))
   invisible(x)
 }

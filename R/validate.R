@@ -6,7 +6,7 @@
 # size it indexes with, so bypassing these checks gives an error, never a
 # crash.
 
-map_classes <- c("kitchen_rff", "kitchen_fastfood", "kitchen_rbin")
+map_classes <- c("kitchen_rff", "kitchen_fastfood", "kitchen_rbin", "kitchen_nystrom")
 
 # The map, or an argument error naming the first malformed field. `deep`
 # also runs the checks predict() leaves to C++ (finite frequencies, sorted
@@ -16,7 +16,7 @@ validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
                          call = rlang::caller_env()) {
   class <- map_classes[inherits(map, map_classes, which = TRUE) > 0][1]
   if (is.na(class) || !is.list(map)) {
-    abort_arg("{.arg {arg}} must be a feature map from {.fn rff}, {.fn fastfood} or {.fn rbin}, not {.obj_type_friendly {map}}.",
+    abort_arg("{.arg {arg}} must be a feature map from {.fn rff}, {.fn fastfood}, {.fn rbin} or {.fn nystrom}, not {.obj_type_friendly {map}}.",
               call = call)
   }
   # The fields and shapes, in C++: as R code this cost more than the
@@ -27,7 +27,7 @@ validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
   # Fastfood features).
   if (is.null(problem)) problem <- clip_problem(map$clip, map$d)
   if (is.null(problem) && deep && class == "kitchen_fastfood") problem <- fastfood_map_problem_cpp(map)
-  if (is.null(problem) && deep && class != "kitchen_fastfood") {
+  if (is.null(problem) && deep && class %in% c("kitchen_rff", "kitchen_rbin")) {
     # Features of no rows: the C++ glue checks the whole map first.
     none <- matrix(0, 0, map$d)
     out <- if (class == "kitchen_rff") {

@@ -205,6 +205,23 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// nystrom_features_cpp
+SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, int n_threads, int simd);
+RcppExport SEXP _kitchen_nystrom_features_cpp(SEXP xSEXP, SEXP centerSEXP, SEXP divisorSEXP, SEXP centersSEXP, SEXP normalizationSEXP, SEXP kindSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type divisor(divisorSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type normalization(normalizationSEXP);
+    Rcpp::traits::input_parameter< std::string >::type kind(kindSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(nystrom_features_cpp(x, center, divisor, centers, normalization, kind, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rbin_build_cpp
 SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads, int simd);
 RcppExport SEXP _kitchen_rbin_build_cpp(SEXP xSEXP, SEXP pitchSEXP, SEXP shiftSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -409,6 +426,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_zeros_cpp", (DL_FUNC) &_kitchen_gram_zeros_cpp, 2},
     {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
+    {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
     {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},

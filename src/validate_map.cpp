@@ -83,7 +83,7 @@ SEXP problem(const std::string& what) { return Rf_mkString(what.c_str()); }
 }  // namespace
 
 // kind: 0 rff, 1 fastfood (its numbers are checked by
-// fastfood_map_problem_cpp), 2 rbin.
+// fastfood_map_problem_cpp), 2 rbin, 3 nystrom.
 // [[Rcpp::export(rng = false)]]
 SEXP map_problem_cpp(SEXP map, int kind) {
   SEXP d_field = map_field(map, "d"), n_features = map_field(map, "n_features");
@@ -110,6 +110,20 @@ SEXP map_problem_cpp(SEXP map, int kind) {
     bool ok = TYPEOF(names) == STRSXP && static_cast<std::size_t>(XLENGTH(names)) == d;
     for (std::size_t j = 0; ok && j < d; ++j) ok = STRING_ELT(names, j) != NA_STRING;
     if (!ok) return problem("{.field col_names} must be NULL or " + str(d) + " column names.");
+  }
+
+  if (kind == 3) {
+    const std::size_t m = static_cast<std::size_t>(nf);
+    SEXP centers = map_field(map, "centers"), normalization = map_field(map, "normalization");
+    if (!is_double_matrix(centers, m, d) || !finite_doubles(centers, m * d, false)) {
+      return problem("{.field centers} must be a " + str(nf) + " x " + str(d) +
+                     " matrix of finite doubles (one row per feature).");
+    }
+    if (!is_double_matrix(normalization, m, m) || !finite_doubles(normalization, m * m, false)) {
+      return problem("{.field normalization} must be a " + str(nf) + " x " + str(nf) +
+                     " matrix of finite doubles.");
+    }
+    return R_NilValue;
   }
 
   if (kind == 0 || kind == 1) {

@@ -155,7 +155,7 @@ catalogue <- list(
   list("krr_fit: lambda NA", quote(krr_fit(good_x, good_y, rff_map, lambda = NA)), "lambda"),
   list("krr_fit: lambda string", quote(krr_fit(good_x, good_y, rff_map, lambda = "aic")), "lambda"),
   list("krr_fit: sigma -1", quote(krr_fit(good_x, good_y, rff_map, sigma = -1)), "sigma"),
-  list("krr_fit: features name", quote(krr_fit(good_x, good_y, "nystrom")), "features"),
+  list("krr_fit: features name", quote(krr_fit(good_x, good_y, "fourier")), "features"),
   list("krr_fit: features number", quote(krr_fit(good_x, good_y, 3)), "features"),
   list("krr_fit: map of another dimension", quote(krr_fit(good_x[, 1:2], good_y, rff_map)), "column"),
   list("krr_fit: n_folds 1", quote(krr_fit(good_x, good_y, rff_map, lambda = "cv", n_folds = 1)), "n_folds"),
