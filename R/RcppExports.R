@@ -9,12 +9,36 @@ binned_crossprod_cpp <- function(cols, u, n_columns, value, n_threads) {
     .Call(`_kitchen_binned_crossprod_cpp`, cols, u, n_columns, value, n_threads)
 }
 
+clip_columns_cpp <- function(x, low, high) {
+    .Call(`_kitchen_clip_columns_cpp`, x, low, high)
+}
+
+env_value_cpp <- function(name, unset) {
+    .Call(`_kitchen_env_value_cpp`, name, unset)
+}
+
 fastfood_map_problem_cpp <- function(map_list) {
     .Call(`_kitchen_fastfood_map_problem_cpp`, map_list)
 }
 
 fastfood_features_cpp <- function(x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd) {
     .Call(`_kitchen_fastfood_features_cpp`, x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd)
+}
+
+fit_workspace_hold_cpp <- function(hold) {
+    invisible(.Call(`_kitchen_fit_workspace_hold_cpp`, hold))
+}
+
+fit_pass_cpp <- function(map, k, n_sets, settings) {
+    .Call(`_kitchen_fit_pass_cpp`, map, k, n_sets, settings)
+}
+
+fit_block_cpp <- function(pointer, x, rows_of_x, y, root, set) {
+    .Call(`_kitchen_fit_block_cpp`, pointer, x, rows_of_x, y, root, set)
+}
+
+fit_pass_sums_cpp <- function(pointer) {
+    .Call(`_kitchen_fit_pass_sums_cpp`, pointer)
 }
 
 gram_combine_cpp <- function(a, b, sign, n_threads) {
@@ -79,6 +103,14 @@ rbin_sparse_cpp <- function(cols, grid_first, value, n_threads) {
 
 rbin_unseen_cpp <- function(cols) {
     .Call(`_kitchen_rbin_unseen_cpp`, cols)
+}
+
+rff_map_problem_cpp <- function(map) {
+    .Call(`_kitchen_rff_map_problem_cpp`, map)
+}
+
+rff_map_features_cpp <- function(x, map, use_blas, n_threads, simd) {
+    .Call(`_kitchen_rff_map_features_cpp`, x, map, use_blas, n_threads, simd)
 }
 
 rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_threads, simd) {

@@ -29,10 +29,7 @@ clip_to_range <- function(x, range) {
     x@x <- pmin(pmax(x@x, range$low[column]), range$high[column])
     return(x)
   }
-  seen <- column_ranges_cpp(x, resolve_threads(NULL))
-  outside <- which(seen$low < range$low | seen$high > range$high)
-  for (j in outside) x[, j] <- pmin(pmax(x[, j], range$low[j]), range$high[j])
-  x
+  clip_columns_cpp(x, range$low, range$high)
 }
 
 # A map's `clip` field: NULL, or the range of its d columns.

@@ -223,10 +223,10 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   binned <- inherits(map, "kitchen_rbin")
   logistic <- loss == "logistic"
   if (logistic) check_logistic(response, map)
-  if (binned) {
-    x <- map_input(map, x, arg = "x")
-    if (!is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
-  }
+  # Checked above; matched to the map's columns and clipped once here: the
+  # passes below and the fitted values take these rows as they are.
+  x <- map_input(map, x, arg = "x", checked = TRUE)
+  if (binned && !is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
   if (!binned) check_gram_size(map$n_features)
   # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
   # every lambda choice is by CV.
@@ -257,8 +257,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   fit$logistic <- search$solution$logistic
   fit$weights <- weights
   fit$fitted.values <- search$solution$fitted %||%
-    predict_rows(fit, map_input(fit$map, x, arg = "x"), n_threads, block_size, verbose,
-                 "Fitted values")
+    predict_rows(fit, x, n_threads, block_size, verbose, "Fitted values")
   if (logistic) {
     fit$fitted.values <- softmax_rows(fit$fitted.values)
     indicators <- (response$y + 1) / 2
@@ -279,6 +278,7 @@ fit_call <- function(call) {
 # sufficient statistics), each solved by krr_solve(); the candidate with the
 # lowest GCV (or CV) score is kept. Shared by in-memory and chunked data.
 krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
+  hold_fit_workspace()  # the block buffers serve every pass and chunk
   read <- 0
   fits <- lapply(sigmas, function(s) {
     candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
@@ -479,38 +479,37 @@ krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NU
 # Running statistics: the total, or one set per fold (summed at the end).
 new_accumulator <- function(map, k, n_folds = NULL) {
   empty <- empty_statistics(map$n_features, k)
-  list(total = empty, per_fold = if (!is.null(n_folds)) rep(list(empty), n_folds),
-       blas = products_on_blas())
+  list(total = empty, per_fold = if (!is.null(n_folds)) rep(list(empty), n_folds))
 }
 
-# Adds the rows of x (already checked for the map) in blocks of
-# `block_size`; `folds` (or NULL) gives each row's fold, `weights` (or
+# Adds the rows of x (already checked for the map: map_input()) in blocks
+# of `block_size`; `folds` (or NULL) gives each row's fold, `weights` (or
 # NULL) its weight. Chunked data call this once per chunk, in-memory data
-# once.
+# once. The features' sums are made in C++ (R/fit_blocks.R), the
+# response's here.
 accumulate_rows <- function(acc, map, x, y, folds, block_size, n_threads, progress = NULL,
                             weights = NULL) {
+  hold_fit_workspace()
   n <- nrow(x)
+  fresh <- acc$total$rows == 0 && all(vapply(acc$per_fold, function(s) s$rows, 0) == 0)
+  pass <- fit_pass(map, ncol(y), max(1L, length(acc$per_fold)), fit_settings(n_threads))
   for (start in seq(1, n, by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
-    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
     yb <- y[rows, , drop = FALSE]
     wb <- if (!is.null(weights)) weights[rows]
-    # Z'WZ is the Gram matrix of diag(sqrt(w)) Z: the rows of z (made here,
-    # referenced nowhere else) are scaled in place, no copy of the block.
-    if (!is.null(wb)) scale_rows_in_place_cpp(z, sqrt(wb))
+    fit_block(pass, map, x, rows, yb, wb, if (!is.null(folds)) folds[rows])
     if (is.null(folds)) {
-      acc$total <- add_statistics(acc$total, z, yb, acc$blas, n_threads, wb)
+      acc$total <- add_response_sums(acc$total, yb, wb)
     } else {
       for (k in unique(folds[rows])) {
         mine <- folds[rows] == k
-        acc$per_fold[[k]] <- add_statistics(acc$per_fold[[k]], z[mine, , drop = FALSE],
-                                            yb[mine, , drop = FALSE], acc$blas, n_threads,
-                                            if (!is.null(wb)) wb[mine])
+        acc$per_fold[[k]] <- add_response_sums(acc$per_fold[[k]], yb[mine, , drop = FALSE],
+                                               if (!is.null(wb)) wb[mine])
       }
     }
     if (!is.null(progress)) progress(max(rows))
   }
-  acc
+  finish_fit_pass(pass, acc, fresh, colnames(y))
 }
 
 # The Gram updates fill one triangle: symmetrise, and sum the folds.
@@ -537,20 +536,20 @@ empty_statistics <- function(dim, k) {
        ysum = numeric(k), yy = numeric(k), n = 0, rows = 0)
 }
 
-# With weights w, the sums are weighted: Z'WZ, Z'Wy, Z'w, y'w, sum w y^2,
-# sum w; the rows of z then come already scaled by sqrt(w).
-add_statistics <- function(stats, z, y, blas, n_threads, w = NULL) {
+# The response's sums; with weights w, weighted: y'w, sum w y^2, sum w
+# (Z'WZ, Z'Wy and Z'w come from the block loop, R/fit_blocks.R).
+add_response_sums <- function(stats, y, w = NULL) {
   if (is.null(w)) {
-    return(list(gram = gram_update_cpp(stats$gram, z, blas, n_threads, resolve_simd()),
-                 zy = stats$zy + crossprod(z, y), zsum = stats$zsum + colSums(z),
-                 ysum = stats$ysum + colSums(y), yy = stats$yy + colSums(y^2),
-                 n = stats$n + nrow(z), rows = stats$rows + nrow(z)))
+    stats$ysum <- stats$ysum + colSums(y)
+    stats$yy <- stats$yy + colSums(y^2)
+    stats$n <- stats$n + nrow(y)
+  } else {
+    stats$ysum <- stats$ysum + colSums(w * y)
+    stats$yy <- stats$yy + colSums(w * y^2)
+    stats$n <- stats$n + sum(w)
   }
-  root <- sqrt(w)
-  list(gram = gram_update_cpp(stats$gram, z, blas, n_threads, resolve_simd()),
-       zy = stats$zy + crossprod(z, root * y), zsum = stats$zsum + drop(crossprod(z, root)),
-       ysum = stats$ysum + colSums(w * y), yy = stats$yy + colSums(w * y^2),
-       n = stats$n + sum(w), rows = stats$rows + nrow(z))
+  stats$rows <- stats$rows + nrow(y)
+  stats
 }
 
 # a + sign * b, field by field; the D x D Gram part in C++ (interruptible:
@@ -714,7 +713,7 @@ predict_rows <- function(object, x, n_threads, block_size, verbose, label = "Pre
     out[rows, ] <- as.matrix(z %*% object$coefficients)  # rbin features are sparse
     if (!is.null(bar)) cli::cli_progress_update(set = max(rows), id = bar)
   }
-  sweep(out, 2, object$intercept, "+")
+  out + rep(object$intercept, each = n)  # as sweep(), without its R-level cost
 }
 
 # The class with the largest score in each row.

@@ -60,13 +60,15 @@ median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
 }
 
 # newdata as the C++ side expects it for this map: checked, columns matched
-# by name when the map has names, dense double or dgCMatrix.
+# by name when the map has names, dense double or dgCMatrix. `checked`:
+# newdata already came through as_data_matrix() (a fit's entry), so it is
+# not scanned again.
 map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
-                      call = rlang::caller_env()) {
+                      call = rlang::caller_env(), checked = FALSE) {
   # `arg` stays a promise until an error needs it (naming the caller's
   # expression costs more than checking one row), so `newdata` itself is
   # never reassigned here.
-  x <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
+  x <- if (checked) newdata else as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
   names <- colnames(x)
   if (!is.null(map$col_names) && !is.null(names)) {
     # x[, col_names] would take the first of two equal names.

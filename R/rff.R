@@ -147,9 +147,7 @@ predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
 # Features of checked data (map_input()); the C++ side checks the map's
 # sizes and that its numbers are finite.
 rff_features <- function(map, x, n_threads, call = rlang::caller_env()) {
-  out <- rff_features_cpp(x, map$projection, map$center, map$phases,
-                          match(map$type, c("cos_sin", "cos_phase")) - 1L, products_on_blas(),
-                          n_threads, resolve_simd())
+  out <- rff_map_features_cpp(x, map, products_on_blas(), n_threads, resolve_simd())
   if (is.character(out)) abort_invalid_map("object", "kitchen_rff", out, call = call)
   rownames(out) <- rownames(x)
   out

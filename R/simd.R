@@ -35,7 +35,7 @@ simd_levels <- function() c("scalar", "avx2", "avx512")
 resolve_simd <- function(call = rlang::caller_env()) {
   value <- getOption("kitchen.simd")
   if (is.null(value)) {
-    value <- Sys.getenv("KITCHEN_SIMD", "auto")
+    value <- env_value_cpp("KITCHEN_SIMD", "auto")  # Sys.getenv() costs a microsecond
     if (identical(value, "auto")) return(2L)  # fast path: nothing set
     arg <- "KITCHEN_SIMD"
   } else {

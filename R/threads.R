@@ -31,7 +31,7 @@ resolve_threads <- function(n_threads, call = rlang::caller_env()) {
     arg <- "options(kitchen.threads)"
   }
   if (is.null(n_threads)) {
-    env <- Sys.getenv("KITCHEN_NUM_THREADS")
+    env <- env_value_cpp("KITCHEN_NUM_THREADS", "")  # Sys.getenv() costs a microsecond
     if (!nzchar(env)) return(available)
     n_threads <- suppressWarnings(as.numeric(env))
     arg <- "KITCHEN_NUM_THREADS"

@@ -27,18 +27,13 @@ validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
   # Fastfood features).
   if (is.null(problem)) problem <- clip_problem(map$clip, map$d)
   if (is.null(problem) && deep && class == "kitchen_fastfood") problem <- fastfood_map_problem_cpp(map)
-  if (is.null(problem) && deep && class %in% c("kitchen_rff", "kitchen_rbin")) {
+  if (is.null(problem) && deep && class == "kitchen_rff") problem <- rff_map_problem_cpp(map)
+  if (is.null(problem) && deep && class == "kitchen_rbin") {
     # Features of no rows: the C++ glue checks the whole map first.
-    none <- matrix(0, 0, map$d)
-    out <- if (class == "kitchen_rff") {
-      rff_features_cpp(none, map$projection, map$center, map$phases,
-                       match(map$type, c("cos_sin", "cos_phase")) - 1L, FALSE, 1L, 0L)
-    } else {
-      hashed <- !is.null(map$n_buckets)
-      rbin_columns_cpp(none, map$pitch, map$shift, map$center, map$scale,
-                       if (hashed) raw(0) else map$keys, if (hashed) integer(0) else map$n_bins,
-                       if (hashed) map$n_buckets else 0, 1L, 0L)
-    }
+    hashed <- !is.null(map$n_buckets)
+    out <- rbin_columns_cpp(matrix(0, 0, map$d), map$pitch, map$shift, map$center, map$scale,
+                            if (hashed) raw(0) else map$keys, if (hashed) integer(0) else map$n_bins,
+                            if (hashed) map$n_buckets else 0, 1L, 0L)
     if (is.character(out)) problem <- out
   }
   if (!is.null(problem)) abort_invalid_map(arg, class, problem, call = call)

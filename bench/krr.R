@@ -1,25 +1,50 @@
-# Benchmark of krr_fit() end to end (features + Z'Z + solve) against
-# scikit-learn's RBFSampler + Ridge(solver = "cholesky"), for the targets of
-# the krr_fit issue. Run from the repository root: Rscript bench/krr.R
-# Results go to bench/results/krr.md. Each fit runs in its own process so
-# its peak resident memory (getrusage of the child) is its own.
+# krr_fit() end to end (features + Z'Z + solve) against scikit-learn's
+# RBFSampler + Ridge(solver = "cholesky"), and the features alone, side by
+# side in one run; with a second library, the same fit with another build of
+# kitchen (for example main before a change) in the same run. The cost of
+# memory touched for the first time is measured in the same run: it decides
+# much of an end-to-end figure on a machine where fresh pages are slow.
+# Run from the repository root:
+#   nice -n 10 Rscript bench/krr.R [library of a build to compare with]
+# Results go to bench/results/krr.md. Each fit runs in its own process, so
+# its peak resident memory (GNU time) is its own; the settings alternate
+# over 3 rounds and the medians are reported.
 
-n <- 100000; d <- 64; n_features <- 2048; lambda <- 1
+# Options: --n=ROWS (default 1e5), --rounds=R (default 3), --no-sklearn
+# (scikit-learn's Ridge on the reference BLAS takes minutes at n = 1e5).
+option <- function(name, default) {
+  hit <- grep(sprintf("^--%s=", name), commandArgs(TRUE), value = TRUE)
+  if (length(hit)) as.numeric(sub(".*=", "", hit[1])) else default
+}
+n <- option("n", 100000); d <- 64; n_features <- 2048; lambda <- 1
+rounds <- option("rounds", 3)
 
+# Child: seconds for the fit, then for the features alone.
 fit_r <- function() {
-  library(kitchen)
+  suppressPackageStartupMessages(library(kitchen))
   set.seed(1)
   x <- matrix(rnorm(n * d), n, d)
   y <- sin(x[, 1]) + rnorm(n, sd = 0.1)
   map <- rff(d, n_features, sigma = sqrt(d), seed = 1)
-  gcv <- "--gcv" %in% commandArgs(TRUE)
-  t <- system.time(fit <- krr_fit(x, y, map, lambda = if (gcv) "gcv" else lambda,
-                                  n_threads = 2, verbose = FALSE))[["elapsed"]]
-  cat(t, "\n")
+  fit <- system.time(krr_fit(x, y, map, lambda = lambda, n_threads = 2,
+                             verbose = FALSE))[["elapsed"]]
+  features <- system.time(predict(map, x, n_threads = 2))[["elapsed"]]
+  cat(fit, features, "\n")
+}
+
+# Child: seconds to allocate and fill 0.8 GB, and to rewrite it.
+first_touch <- function() {
+  fresh <- system.time(a <- rep(1, 1e8))[["elapsed"]]
+  again <- system.time(a[] <- 2)[["elapsed"]]
+  cat(fresh, again, "\n")
 }
 
 if ("--fit" %in% commandArgs(TRUE)) {
   fit_r()
+  quit(save = "no")
+}
+if ("--touch" %in% commandArgs(TRUE)) {
+  first_touch()
   quit(save = "no")
 }
 
@@ -33,45 +58,68 @@ x = rng.standard_normal((%d, %d)); y = np.sin(x[:, 0]) + 0.1 * rng.standard_norm
 t0 = time.perf_counter()
 z = RBFSampler(gamma=1.0 / (2 * %d), n_components=%d, random_state=1).fit_transform(x)
 Ridge(alpha=%g, solver='cholesky').fit(z, y)
-print(time.perf_counter() - t0)
-", n, d, n, d, n_features, lambda)
+fit = time.perf_counter() - t0
+del z
+t0 = time.perf_counter()
+z = RBFSampler(gamma=1.0 / (2 * %d), n_components=%d, random_state=1).fit_transform(x)
+print(fit, time.perf_counter() - t0)
+", n, d, n, d, n_features, lambda, d, n_features)
 
-# Elapsed seconds printed by the child and its peak RSS in MB (GNU time),
-# medians over 3 runs (the runs of all settings are interleaved below, so
-# a noisy moment on this shared machine does not hit one setting only).
+# The child's two printed figures and its peak RSS in MB (GNU time).
 run <- function(command, args, env = character()) {
   log <- tempfile()
   out <- system2("/usr/bin/time", c("-f", "%M", "-o", log, command, args), stdout = TRUE,
                  env = env)
-  c(seconds = as.numeric(utils::tail(out, 1)), peak_mb = as.numeric(readLines(log)) / 1024)
+  figures <- as.numeric(strsplit(trimws(utils::tail(out, 1)), " +")[[1]])
+  c(first = figures[1], second = figures[2], peak_mb = as.numeric(readLines(log)) / 1024)
 }
 rscript <- file.path(R.home("bin"), "Rscript")
-reference <- "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
+args <- grep("^--", commandArgs(TRUE), value = TRUE, invert = TRUE)
+this_lib <- Sys.getenv("R_LIBS")
 settings <- list(
-  "scikit-learn RBFSampler + Ridge(cholesky), OpenBLAS" =
-    list("/usr/bin/python3", c("-c", shQuote(python)), c("OPENBLAS_NUM_THREADS=2")),
-  "kitchen rff + krr_fit, fixed lambda, OpenBLAS" =
-    list(rscript, c("bench/krr.R", "--fit"), "OPENBLAS_NUM_THREADS=2"),
-  "kitchen rff + krr_fit, GCV over 50 lambdas, OpenBLAS" =
-    list(rscript, c("bench/krr.R", "--fit", "--gcv"), "OPENBLAS_NUM_THREADS=2"),
-  "kitchen rff + krr_fit, fixed lambda, reference BLAS" =
-    list(rscript, c("bench/krr.R", "--fit"), reference),
-  "kitchen rff + krr_fit, GCV over 50 lambdas, reference BLAS" =
-    list(rscript, c("bench/krr.R", "--fit", "--gcv"), reference))
-runs <- lapply(1:3, function(r) t(vapply(settings, function(s) run(s[[1]], s[[2]], s[[3]]), numeric(2))))
+  "scikit-learn RBFSampler + Ridge(cholesky)" =
+    list("/usr/bin/python3", c("-c", shQuote(python)), "OPENBLAS_NUM_THREADS=2"),
+  "kitchen rff + krr_fit (this build)" =
+    list(rscript, c("bench/krr.R", "--fit", sprintf("--n=%d", n)),
+         if (nzchar(this_lib)) sprintf("R_LIBS=%s", this_lib) else character()))
+if ("--no-sklearn" %in% commandArgs(TRUE)) settings[[1]] <- NULL
+if (length(args)) {
+  settings[["kitchen rff + krr_fit (base build)"]] <-
+    list(rscript, c("bench/krr.R", "--fit", sprintf("--n=%d", n)), sprintf("R_LIBS=%s", args[1]))
+}
+settings[["first touch: R allocates and fills 0.8 GB / rewrites it"]] <-
+  list(rscript, c("bench/krr.R", "--touch"), character())
+
+load_before <- readLines("/proc/loadavg")
+runs <- lapply(seq_len(rounds), function(r) {
+  t(vapply(settings, function(s) run(s[[1]], s[[2]], s[[3]]), numeric(3)))
+})
 results <- apply(simplify2array(runs), c(1, 2), stats::median)
-ratio <- results[1, 1] / results[2, 1]
-lines <- c("| fit | seconds (median of 3) | peak RSS (MB) |", "| --- | --- | --- |",
-           sprintf("| %s | %.2f | %.0f |", rownames(results), results[, 1], results[, 2]), "",
-           sprintf("scikit-learn / kitchen (fixed lambda, OpenBLAS): %.2fx faster; peak RSS %.0f%% of scikit-learn's; GCV adds %.1f%% (OpenBLAS) and %.1f%% (reference BLAS).",
-                   ratio, 100 * results[2, 2] / results[1, 2], 100 * (results[3, 1] / results[2, 1] - 1),
-                   100 * (results[5, 1] / results[4, 1] - 1)),
-           "Z'Z runs on kitchen's AVX-512 kernels in every kitchen row (the default on this CPU, whatever the BLAS); the BLAS still takes the random Fourier projection.")
+load_after <- readLines("/proc/loadavg")
+sk <- if (!"--no-sklearn" %in% commandArgs(TRUE)) results[1, ]
+this <- results["kitchen rff + krr_fit (this build)", ]
+base <- if (length(args)) results["kitchen rff + krr_fit (base build)", ]
+touch <- results[nrow(results), ]
+lines <- c(
+  "| run | fit, end to end (s) | features alone (s) | peak RSS (MB) |", "| --- | --- | --- | --- |",
+  sprintf("| %s | %.2f | %.2f | %.0f |", rownames(results)[-nrow(results)],
+          results[-nrow(results), 1], results[-nrow(results), 2], results[-nrow(results), 3]),
+  "",
+  if (!is.null(sk)) sprintf("scikit-learn / kitchen: fit %.2fx, features %.2fx (targets: at least 2x each).",
+                            sk[1] / this[1], sk[2] / this[2]),
+  if (!is.null(base)) sprintf("base build / this build: fit %.2fx, features %.2fx (target: at least 1x).",
+                              base[1] / this[1], base[2] / this[2]),
+  sprintf("First-touch memory in the same run: allocating and filling 0.8 GB took %.2f s (%.2f GB/s); rewriting it %.2f s (%.1f GB/s).",
+          touch[1], 0.8 / touch[1], touch[2], 0.8 / touch[2]))
 write_result(c(
   "# krr_fit() benchmark", "",
-  machine_description(), "",
+  machine_description(),
+  sprintf("load average before / after: %s / %s", load_before, load_after), "",
   sprintf("n = %d, d = %d, %d features (gaussian rff, cos_sin), lambda = %g, 2 threads;", n, d, n_features, lambda),
-  "time from data in memory to fitted coefficients (features + Z'Z + solve), one",
-  "process per fit, peak RSS of that process from GNU time (includes the data).", "",
+  "time from data in memory to fitted coefficients (features + Z'Z + solve), then the",
+  "features alone (predict(map, x); RBFSampler.fit_transform), one process per setting,",
+  sprintf("medians over %d interleaved rounds; peak RSS of that process from GNU time (includes", rounds),
+  "the data). scikit-learn is Debian's python3-sklearn; numpy runs on the same system BLAS.",
+  if (length(args)) sprintf("base build: %s", args[1]), "",
   lines
-), "krr.md")
+), if (n == 100000) "krr.md" else sprintf("krr-n%d.md", n))

@@ -39,6 +39,29 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// clip_columns_cpp
+SEXP clip_columns_cpp(SEXP x, SEXP low, SEXP high);
+RcppExport SEXP _kitchen_clip_columns_cpp(SEXP xSEXP, SEXP lowSEXP, SEXP highSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type low(lowSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type high(highSEXP);
+    rcpp_result_gen = Rcpp::wrap(clip_columns_cpp(x, low, high));
+    return rcpp_result_gen;
+END_RCPP
+}
+// env_value_cpp
+SEXP env_value_cpp(const char* name, SEXP unset);
+RcppExport SEXP _kitchen_env_value_cpp(SEXP nameSEXP, SEXP unsetSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const char* >::type name(nameSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type unset(unsetSEXP);
+    rcpp_result_gen = Rcpp::wrap(env_value_cpp(name, unset));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fastfood_map_problem_cpp
 SEXP fastfood_map_problem_cpp(SEXP map_list);
 RcppExport SEXP _kitchen_fastfood_map_problem_cpp(SEXP map_listSEXP) {
@@ -63,6 +86,53 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(fastfood_features_cpp(x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// fit_workspace_hold_cpp
+void fit_workspace_hold_cpp(bool hold);
+RcppExport SEXP _kitchen_fit_workspace_hold_cpp(SEXP holdSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< bool >::type hold(holdSEXP);
+    fit_workspace_hold_cpp(hold);
+    return R_NilValue;
+END_RCPP
+}
+// fit_pass_cpp
+SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings);
+RcppExport SEXP _kitchen_fit_pass_cpp(SEXP mapSEXP, SEXP kSEXP, SEXP n_setsSEXP, SEXP settingsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
+    Rcpp::traits::input_parameter< int >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_sets(n_setsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type settings(settingsSEXP);
+    rcpp_result_gen = Rcpp::wrap(fit_pass_cpp(map, k, n_sets, settings));
+    return rcpp_result_gen;
+END_RCPP
+}
+// fit_block_cpp
+SEXP fit_block_cpp(SEXP pointer, SEXP x, SEXP rows_of_x, SEXP y, SEXP root, SEXP set);
+RcppExport SEXP _kitchen_fit_block_cpp(SEXP pointerSEXP, SEXP xSEXP, SEXP rows_of_xSEXP, SEXP ySEXP, SEXP rootSEXP, SEXP setSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type pointer(pointerSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type rows_of_x(rows_of_xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type y(ySEXP);
+    Rcpp::traits::input_parameter< SEXP >::type root(rootSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type set(setSEXP);
+    rcpp_result_gen = Rcpp::wrap(fit_block_cpp(pointer, x, rows_of_x, y, root, set));
+    return rcpp_result_gen;
+END_RCPP
+}
+// fit_pass_sums_cpp
+SEXP fit_pass_sums_cpp(SEXP pointer);
+RcppExport SEXP _kitchen_fit_pass_sums_cpp(SEXP pointerSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type pointer(pointerSEXP);
+    rcpp_result_gen = Rcpp::wrap(fit_pass_sums_cpp(pointer));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -280,14 +350,38 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// rff_map_problem_cpp
+SEXP rff_map_problem_cpp(SEXP map);
+RcppExport SEXP _kitchen_rff_map_problem_cpp(SEXP mapSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
+    rcpp_result_gen = Rcpp::wrap(rff_map_problem_cpp(map));
+    return rcpp_result_gen;
+END_RCPP
+}
+// rff_map_features_cpp
+SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, int simd);
+RcppExport SEXP _kitchen_rff_map_features_cpp(SEXP xSEXP, SEXP mapSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(rff_map_features_cpp(x, map, use_blas, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rff_features_cpp
-SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVector center, SEXP phase, int type, bool use_blas, int n_threads, int simd);
+SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, int type, bool use_blas, int n_threads, int simd);
 RcppExport SEXP _kitchen_rff_features_cpp(SEXP xSEXP, SEXP projectionSEXP, SEXP centerSEXP, SEXP phaseSEXP, SEXP typeSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type projection(projectionSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type projection(projectionSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type center(centerSEXP);
     Rcpp::traits::input_parameter< SEXP >::type phase(phaseSEXP);
     Rcpp::traits::input_parameter< int >::type type(typeSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
@@ -413,8 +507,14 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
+    {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
+    {"_kitchen_env_value_cpp", (DL_FUNC) &_kitchen_env_value_cpp, 2},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
+    {"_kitchen_fit_workspace_hold_cpp", (DL_FUNC) &_kitchen_fit_workspace_hold_cpp, 1},
+    {"_kitchen_fit_pass_cpp", (DL_FUNC) &_kitchen_fit_pass_cpp, 4},
+    {"_kitchen_fit_block_cpp", (DL_FUNC) &_kitchen_fit_block_cpp, 6},
+    {"_kitchen_fit_pass_sums_cpp", (DL_FUNC) &_kitchen_fit_pass_sums_cpp, 1},
     {"_kitchen_gram_combine_cpp", (DL_FUNC) &_kitchen_gram_combine_cpp, 4},
     {"_kitchen_gram_difference_center_cpp", (DL_FUNC) &_kitchen_gram_difference_center_cpp, 5},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
@@ -431,6 +531,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
     {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},
     {"_kitchen_rbin_unseen_cpp", (DL_FUNC) &_kitchen_rbin_unseen_cpp, 1},
+    {"_kitchen_rff_map_problem_cpp", (DL_FUNC) &_kitchen_rff_map_problem_cpp, 1},
+    {"_kitchen_rff_map_features_cpp", (DL_FUNC) &_kitchen_rff_map_features_cpp, 5},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kitchen/fastfood.hpp"
+#include "feature_fill.h"
 #include "map_fields.h"
 #include "result_matrix.h"
 #include "parallel_chunks.h"
@@ -19,14 +20,12 @@
 
 namespace {
 
-// Features of the n rows of `rows` (fastfood_dense_rows or
-// fastfood_sparse_rows) into a new n x width matrix.
+// Features of the n rows of `rows` into res (n x width, column stride n),
+// blocks of rows spread over threads.
 template <class Rows>
-SEXP fastfood_run(const kitchen::fastfood_map& map, const Rows& rows, std::size_t n,
-                  int n_threads, kitchen::simd_level level) {
+void fastfood_fill_rows(const kitchen::fastfood_map& map, const Rows& rows, std::size_t n,
+                        double* res, int n_threads, kitchen::simd_level level) {
   const std::size_t width = map.width();
-  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, width));
-  double* res = REAL(out);
   const std::size_t block = kitchen::fastfood_block_rows;
   const std::size_t n_units = (n + block - 1) / block;
   const double log_p = std::log2(static_cast<double>(map.p)) + 2.0;
@@ -42,11 +41,38 @@ SEXP fastfood_run(const kitchen::fastfood_map& map, const Rows& rows, std::size_
     }
   });
   if (failed.load()) Rcpp::stop("Not enough memory for the Fastfood scratch buffers.");
+}
+
+}  // namespace
+
+void kitchen_glue::fastfood_fill(const kitchen::fastfood_map& map,
+                                 const kitchen::fastfood_dense_rows& rows, std::size_t n,
+                                 double* res, int n_threads, kitchen::simd_level level) {
+  fastfood_fill_rows(map, rows, n, res, n_threads, level);
+}
+
+void kitchen_glue::fastfood_fill(const kitchen::fastfood_map& map,
+                                 const kitchen::fastfood_sparse_rows& rows, std::size_t n,
+                                 double* res, int n_threads, kitchen::simd_level level) {
+  fastfood_fill_rows(map, rows, n, res, n_threads, level);
+}
+
+namespace {
+
+// Features of the n rows of `rows` (fastfood_dense_rows or
+// fastfood_sparse_rows) into a new n x width matrix.
+template <class Rows>
+SEXP fastfood_run(const kitchen::fastfood_map& map, const Rows& rows, std::size_t n,
+                  int n_threads, kitchen::simd_level level) {
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, map.width()));
+  kitchen_glue::fastfood_fill(map, rows, n, REAL(out), n_threads, level);
   return out;
 }
 
 using kitchen_glue::is_doubles;
 using kitchen_glue::map_field;
+
+}  // namespace
 
 // A view of the map's numbers, checked here rather than in R so that
 // predict() on one row costs no R-level passes over them. Returns why the
@@ -54,8 +80,9 @@ using kitchen_glue::map_field;
 // range), or nullptr. center and scale: d doubles (the map's own, or 0 and
 // 1 for as.matrix()). Per-column bandwidths (unless all equal) are folded
 // into the column scales, held in `folded`, with sigma = 1.
-const char* read_map(SEXP list, bool project_only, SEXP center, SEXP scale,
-                     kitchen::fastfood_map& map, std::vector<double>& folded) {
+const char* kitchen_glue::read_fastfood_map(SEXP list, bool project_only, SEXP center, SEXP scale,
+                                            kitchen::fastfood_map& map,
+                                            std::vector<double>& folded) {
   if (TYPEOF(list) != VECSXP) return "the map must be a list.";
   SEXP d = map_field(list, "d"), n_features = map_field(list, "n_features");
   SEXP type = map_field(list, "type"), kernel = map_field(list, "kernel");
@@ -126,15 +153,13 @@ const char* read_map(SEXP list, bool project_only, SEXP center, SEXP scale,
   return kitchen::fastfood_problem(map);
 }
 
-}  // namespace
-
 // Why a fastfood() object cannot be used, as a string for R to report, or
 // NULL if it can.
 // [[Rcpp::export(rng = false)]]
 SEXP fastfood_map_problem_cpp(SEXP map_list) {
   kitchen::fastfood_map map;
   std::vector<double> folded;
-  const char* problem = read_map(map_list, false, map_field(map_list, "center"),
+  const char* problem = kitchen_glue::read_fastfood_map(map_list, false, map_field(map_list, "center"),
                                  map_field(map_list, "scale"), map, folded);
   return problem ? Rf_mkString(problem) : R_NilValue;
 }
@@ -149,7 +174,7 @@ SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP cen
                            SEXP scale, bool project_only, int n_threads, int simd) {
   kitchen::fastfood_map map;
   std::vector<double> folded;
-  const char* problem = read_map(map_list, project_only, center, scale, map, folded);
+  const char* problem = kitchen_glue::read_fastfood_map(map_list, project_only, center, scale, map, folded);
   if (problem) return Rf_mkString(problem);
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));

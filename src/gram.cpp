@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "kitchen/gram.hpp"
+#include "gram_update.h"
 #include "parallel_chunks.h"
 
 SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
@@ -68,6 +69,24 @@ void gram_update_packed(const double* z, std::size_t rows, std::size_t dim, doub
 
 }  // namespace
 
+// g (D x D, column stride dim) += the upper triangle of Z'Z for z (rows x
+// dim, column stride rows), in place: on R's BLAS (dsyrk) when use_blas,
+// else kitchen's SIMD kernels, or Eigen when level is scalar. The result
+// does not depend on n_threads. Also the fit's block loop (fit_blocks.cpp).
+void kitchen_glue::gram_update_in_place(const double* z, std::size_t rows, std::size_t dim,
+                                        double* g, bool use_blas, int n_threads,
+                                        kitchen::simd_level level) {
+  if (rows == 0 || dim == 0) return;
+  if (use_blas) {
+    kitchen_glue::blas_syrk_upper(static_cast<int>(dim), static_cast<int>(rows), z,
+                                  static_cast<int>(rows), g, static_cast<int>(dim));
+  } else if (level == kitchen::simd_level::scalar) {
+    gram_update_eigen(z, rows, dim, g, n_threads);
+  } else {
+    gram_update_packed(z, rows, dim, g, n_threads, level);
+  }
+}
+
 // gram: D x D, of which only the upper triangle is read and updated (entries
 // below the diagonal may change too); z: rows x D. Returns a new matrix: the
 // argument is not modified. Call gram_symmetrize_cpp() once after the last
@@ -78,20 +97,9 @@ Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatri
                                     bool use_blas, int n_threads, int simd) {
   const kitchen::simd_level level =
       kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
-  const std::size_t rows = z.nrow(), dim = z.ncol();
   if (gram.nrow() != gram.ncol()) Rcpp::stop("gram must be square.");
   Rcpp::NumericMatrix out(gram_copy_interruptible(gram, gram.nrow(), n_threads));
-  double* g = out.begin();
-  const double* zp = z.begin();
-  if (rows > 0 && dim > 0) {
-    if (use_blas) {
-      kitchen_glue::blas_syrk_upper(static_cast<int>(dim), static_cast<int>(rows), zp,
-                                    static_cast<int>(rows), g, static_cast<int>(dim));
-    } else if (level == kitchen::simd_level::scalar) {
-      gram_update_eigen(zp, rows, dim, g, n_threads);
-    } else {
-      gram_update_packed(zp, rows, dim, g, n_threads, level);
-    }
-  }
+  kitchen_glue::gram_update_in_place(z.begin(), z.nrow(), z.ncol(), out.begin(), use_blas,
+                                     n_threads, level);
   return out;
 }

@@ -8,11 +8,14 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "kitchen/gemm_simd.hpp"
 #include "kitchen/rff.hpp"
 #include "parallel_chunks.h"
+#include "feature_fill.h"
+#include "map_fields.h"
 #include "result_matrix.h"
 #include "sparse_input.h"
 
@@ -78,74 +81,29 @@ void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const doubl
 
 }  // namespace
 
-// x: dense double matrix or dgCMatrix (n x d); projection: d x m; center: d;
-// phase: m or NULL. Returns the n x n_features feature matrix, or a string
-// saying what is wrong with the map, for R to report. With
-// use_blas, dense products go to R's BLAS (called from this thread, which
-// may use its own threads) and only the cosines are spread over ours;
-// otherwise to kitchen's SIMD kernels when `simd` allows AVX2 or AVX-512,
-// else to Eigen.
-// [[Rcpp::export(rng = false)]]
-SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVector center,
-                      SEXP phase, int type, bool use_blas, int n_threads, int simd) {
-  const kitchen::simd_level level =
-      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
-  const std::size_t d = projection.nrow(), m = projection.ncol();
-  // Sizes are re-checked here, so that a map R did not check cannot make
-  // us read out of bounds.
-  if (static_cast<std::size_t>(center.size()) != d) {
-    return Rf_mkString("{.field center} must hold one double per row of {.field projection}.");
-  }
-  if (type != 0 && type != 1) return Rf_mkString("{.field type} must be {.val cos_sin} or {.val cos_phase}.");
-  const kitchen::rff_type kind = static_cast<kitchen::rff_type>(type);
-  if (kind == kitchen::rff_type::cos_phase &&
-      (TYPEOF(phase) != REALSXP || static_cast<std::size_t>(XLENGTH(phase)) != m)) {
-    return Rf_mkString("{.field phases} must hold one double per column of {.field projection}.");
-  }
-  if (Rf_isS4(x) && kitchen_glue::dgc_problem(x)) {
-    return Rf_mkString(kitchen_glue::malformed_data_message);
-  }
-  const std::size_t x_cols = Rf_isS4(x) ? INTEGER(R_do_slot(x, Rf_install("Dim")))[1]
-                                        : (Rf_isMatrix(x) ? Rf_ncols(x) : 0);
-  if (x_cols != d || (!Rf_isS4(x) && TYPEOF(x) != REALSXP)) {
-    return Rf_mkString("{.field projection} must have one row per column of the data.");
-  }
-  std::vector<double> offset(m);
-  kitchen::rff_offset(projection.begin(), d, m, center.begin(),
-                      kind == kitchen::rff_type::cos_phase ? REAL(phase) : nullptr, offset.data());
-  // Each offset sums terms from a whole column of the projection, the
-  // centre and the phase: all of them are finite only if every offset is.
-  for (std::size_t k = 0; k < m; ++k) {
-    if (!std::isfinite(offset[k])) {
-      return Rf_mkString("{.field projection}, {.field center} and {.field phases} must be finite.");
-    }
-  }
-  const double* p = projection.begin();
-  const double* o = offset.data();
+// The features of a n x d dgCMatrix (its slots) into res (n x width).
+void kitchen_glue::rff_sparse_fill(const int* col_ptr, const int* row_idx, const double* val,
+                                   std::size_t n, std::size_t d, const double* p, std::size_t m,
+                                   const double* o, kitchen::rff_type kind, double* res,
+                                   int n_threads, kitchen::simd_level level) {
+  const double nnz = col_ptr[d];
+  kitchen_glue::parallel_for_chunks(m, nnz + 30.0 * n, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    kitchen::rff_sparse_columns(col_ptr, row_idx, val, n, d, p, m, o, kind, begin, end, res, level);
+  });
+}
 
-  if (Rf_isS4(x)) {  // dgCMatrix
-    SEXP dim = R_do_slot(x, Rf_install("Dim"));
-    const std::size_t n = INTEGER(dim)[0];
-    const int* col_ptr = INTEGER(R_do_slot(x, Rf_install("p")));
-    const int* row_idx = INTEGER(R_do_slot(x, Rf_install("i")));
-    const double* val = REAL(R_do_slot(x, Rf_install("x")));
-    Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
-    double* res = REAL(out);
-    const double nnz = col_ptr[d];
-    kitchen_glue::parallel_for_chunks(m, nnz + 30.0 * n, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      kitchen::rff_sparse_columns(col_ptr, row_idx, val, n, d, p, m, o, kind, begin, end, res, level);
-    });
-    return out;
-  }
-
-  const std::size_t n = Rf_nrows(x);
-  const double* xd = REAL(x);
-  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
-  double* res = REAL(out);
+// The features of the n dense rows of x (column stride n) into res (n x
+// width, column stride n): on kitchen's SIMD kernels unless use_blas or
+// level is scalar; on R's BLAS when use_blas and n >= 256; else Eigen.
+// Shared by rff_features_cpp() and the fit's block loop (fit_blocks.cpp).
+void kitchen_glue::rff_dense_fill(const double* xd, std::size_t n, std::size_t d, const double* p,
+                                  std::size_t m, const double* o, kitchen::rff_type kind,
+                                  double* res, bool use_blas, int n_threads,
+                                  kitchen::simd_level level) {
   if (!use_blas && level != kitchen::simd_level::scalar) {
     rff_dense_packed(xd, n, d, p, m, o, kind, res, n_threads, level);
-    return out;
+    return;
   }
   // A BLAS call (and waking its threads) costs more than it saves for a
   // few rows: those go to the Eigen path.
@@ -162,9 +120,8 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
       });
       Rcpp::checkUserInterrupt();
     }
-    return out;
+    return;
   }
-
   const std::size_t n_blocks = (n + rff_block_rows - 1) / rff_block_rows;
   const double block_cost = rff_block_rows * (2.0 * d * m + 30.0 * m);
   kitchen_glue::parallel_for_chunks(n_blocks, block_cost, n_threads,
@@ -175,5 +132,127 @@ SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVecto
       kitchen::rff_dense_block(xd + r0, rows, n, d, p, m, o, kind, res + r0, n, level);
     }
   });
+}
+
+// The view of an rff map's numbers, checked: what is wrong with them (cli
+// markup naming the field), or nullptr. type: 0 cos_sin, 1 cos_phase.
+// Sizes are checked here, so that a map R did not check cannot make us
+// read out of bounds.
+const char* kitchen_glue::rff_view_of(SEXP projection, SEXP center, SEXP phase, int type,
+                                      kitchen_glue::rff_view& view) {
+  if (TYPEOF(projection) != REALSXP || !Rf_isMatrix(projection)) {
+    return "{.field projection} must be a double matrix.";
+  }
+  const std::size_t d = Rf_nrows(projection), m = Rf_ncols(projection);
+  if (!kitchen_glue::is_doubles(center, d)) {
+    return "{.field center} must hold one double per row of {.field projection}.";
+  }
+  if (type != 0 && type != 1) return "{.field type} must be {.val cos_sin} or {.val cos_phase}.";
+  view.kind = static_cast<kitchen::rff_type>(type);
+  const bool cos_phase = view.kind == kitchen::rff_type::cos_phase;
+  if (cos_phase && !kitchen_glue::is_doubles(phase, m)) {
+    return "{.field phases} must hold one double per column of {.field projection}.";
+  }
+  view.d = d;
+  view.m = m;
+  view.projection = REAL(projection);
+  view.offset.resize(m);
+  kitchen::rff_offset(view.projection, d, m, REAL(center), cos_phase ? REAL(phase) : nullptr,
+                      view.offset.data());
+  // Each offset sums terms from a whole column of the projection, the
+  // centre and the phase: all of them are finite only if every offset is.
+  for (std::size_t k = 0; k < m; ++k) {
+    if (!std::isfinite(view.offset[k])) {
+      return "{.field projection}, {.field center} and {.field phases} must be finite.";
+    }
+  }
+  return nullptr;
+}
+
+// The view of an rff() object (a named list), checked as rff_view_of().
+const char* kitchen_glue::read_rff_map(SEXP list, kitchen_glue::rff_view& view) {
+  if (TYPEOF(list) != VECSXP) return "the map must be a list.";
+  SEXP type = kitchen_glue::map_field(list, "type");
+  int code = -1;
+  if (TYPEOF(type) == STRSXP && XLENGTH(type) == 1) {
+    const char* name = CHAR(STRING_ELT(type, 0));
+    code = std::strcmp(name, "cos_sin") == 0 ? 0 : std::strcmp(name, "cos_phase") == 0 ? 1 : -1;
+  }
+  return rff_view_of(kitchen_glue::map_field(list, "projection"),
+                     kitchen_glue::map_field(list, "center"),
+                     kitchen_glue::map_field(list, "phases"), code, view);
+}
+
+namespace {
+
+// Features of x (dense double matrix or dgCMatrix, n x d) for a checked
+// view, in a new matrix; or a string saying what is wrong with x's shape.
+SEXP rff_features_of(SEXP x, const kitchen_glue::rff_view& view, bool use_blas, int n_threads,
+                     int simd) {
+  const kitchen::simd_level level =
+      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+  const std::size_t d = view.d, m = view.m;
+  const kitchen::rff_type kind = view.kind;
+  if (Rf_isS4(x) && kitchen_glue::dgc_problem(x)) {
+    return Rf_mkString(kitchen_glue::malformed_data_message);
+  }
+  const std::size_t x_cols = Rf_isS4(x) ? INTEGER(R_do_slot(x, Rf_install("Dim")))[1]
+                                        : (Rf_isMatrix(x) ? Rf_ncols(x) : 0);
+  if (x_cols != d || (!Rf_isS4(x) && TYPEOF(x) != REALSXP)) {
+    return Rf_mkString("{.field projection} must have one row per column of the data.");
+  }
+  const double* p = view.projection;
+  const double* o = view.offset.data();
+
+  if (Rf_isS4(x)) {  // dgCMatrix
+    SEXP dim = R_do_slot(x, Rf_install("Dim"));
+    const std::size_t n = INTEGER(dim)[0];
+    const int* col_ptr = INTEGER(R_do_slot(x, Rf_install("p")));
+    const int* row_idx = INTEGER(R_do_slot(x, Rf_install("i")));
+    const double* val = REAL(R_do_slot(x, Rf_install("x")));
+    Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
+    kitchen_glue::rff_sparse_fill(col_ptr, row_idx, val, n, d, p, m, o, kind, REAL(out), n_threads,
+                                  level);
+    return out;
+  }
+
+  const std::size_t n = Rf_nrows(x);
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
+  kitchen_glue::rff_dense_fill(REAL(x), n, d, p, m, o, kind, REAL(out), use_blas, n_threads, level);
   return out;
+}
+
+}  // namespace
+
+// Why an rff() object cannot be used, as a string for R to report, or NULL.
+// [[Rcpp::export(rng = false)]]
+SEXP rff_map_problem_cpp(SEXP map) {
+  kitchen_glue::rff_view view;
+  const char* problem = kitchen_glue::read_rff_map(map, view);
+  return problem ? Rf_mkString(problem) : R_NilValue;
+}
+
+// x: dense double matrix or dgCMatrix (n x d); map: the rff() object.
+// Returns the n x n_features feature matrix, or a string saying what is
+// wrong with the map, for R to report. With use_blas, dense products go to
+// R's BLAS (called from this thread, which may use its own threads) and only
+// the cosines are spread over ours; otherwise to kitchen's SIMD kernels when
+// `simd` allows AVX2 or AVX-512, else to Eigen.
+// [[Rcpp::export(rng = false)]]
+SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, int simd) {
+  kitchen_glue::rff_view view;
+  const char* problem = kitchen_glue::read_rff_map(map, view);
+  if (problem) return Rf_mkString(problem);
+  return rff_features_of(x, view, use_blas, n_threads, simd);
+}
+
+// The same for a projection given as is (ARD's search, R/ard.R): projection
+// d x m, center d, phase m or NULL, type 0 (cos_sin) or 1 (cos_phase).
+// [[Rcpp::export(rng = false)]]
+SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, int type,
+                      bool use_blas, int n_threads, int simd) {
+  kitchen_glue::rff_view view;
+  const char* problem = kitchen_glue::rff_view_of(projection, center, phase, type, view);
+  if (problem) return Rf_mkString(problem);
+  return rff_features_of(x, view, use_blas, n_threads, simd);
 }

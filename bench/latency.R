@@ -1,0 +1,74 @@
+# Latency of small calls (issue 22's targets): predict() of 1 and 10 rows
+# with an rff map (d = 64, 1024 features), predict() of 1 row from a fit on
+# that map, and fwht() of one length-1024 vector; medians, 1 thread.
+# Run from the repository root:
+#   Rscript bench/latency.R [library of a build to compare with]
+# With a second library (for example main before a change, installed with
+# R CMD INSTALL -l), each build is timed in its own child process, the two
+# alternating over 3 rounds; the median of the rounds is reported.
+# Results go to bench/results/latency.md.
+
+source(file.path("bench", "common.R"))
+
+time_calls <- function() {
+  suppressPackageStartupMessages(library(kitchen))
+  set.seed(1)
+  d <- 64
+  x <- matrix(rnorm(2000 * d), 2000, d)
+  y <- sin(x[, 1]) + rnorm(2000, sd = 0.1)
+  map <- rff(x, 1024, sigma = 8, scale = "standard", clip = TRUE, seed = 1)
+  fit <- krr_fit(x, y, map, lambda = 1, n_threads = 1L, verbose = FALSE)
+  one <- x[1, , drop = FALSE]
+  ten <- x[1:10, , drop = FALSE]
+  v <- rnorm(1024)
+  us <- function(f) 1e6 * median_time(f, repeats = 15, min_seconds = 0.1)
+  c(rff_1 = us(function() predict(map, one, n_threads = 1L)),
+    rff_10 = us(function() predict(map, ten, n_threads = 1L)),
+    krr_1 = us(function() predict(fit, one, n_threads = 1L)),
+    fwht_1024 = us(function() fwht(v, n_threads = 1L)))
+}
+
+if ("--child" %in% commandArgs(TRUE)) {
+  cat(paste(time_calls(), collapse = " "), "\n")
+  quit(save = "no")
+}
+
+targets <- c(rff_1 = 20, rff_10 = 35, krr_1 = 30, fwht_1024 = 5)
+labels <- c(rff_1 = "predict(rff map, 1 row)", rff_10 = "predict(rff map, 10 rows)",
+            krr_1 = "predict(krr fit, 1 row)", fwht_1024 = "fwht(length 1024)")
+args <- commandArgs(TRUE)
+libraries <- c(this = Sys.getenv("R_LIBS"), base = if (length(args)) args[1])
+child <- function(lib) {
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("bench/latency.R", "--child"),
+                 stdout = TRUE, env = if (nzchar(lib)) sprintf("R_LIBS=%s", lib) else character())
+  as.numeric(strsplit(trimws(utils::tail(out, 1)), " ")[[1]])
+}
+load_before <- readLines("/proc/loadavg")
+rounds <- lapply(1:3, function(r) vapply(libraries, child, numeric(4)))
+median_us <- apply(simplify2array(rounds), c(1, 2), stats::median)
+rownames(median_us) <- names(targets)
+load_after <- readLines("/proc/loadavg")
+
+columns <- if (ncol(median_us) > 1) "| call | this build (us) | base build (us) | base / this | target (us) |" else
+  "| call | median (us) | target (us) |"
+rows <- vapply(names(targets), function(k) {
+  if (ncol(median_us) > 1) {
+    sprintf("| %s | %.1f | %.1f | %.2f | %g (%s) |", labels[[k]], median_us[k, 1], median_us[k, 2],
+            median_us[k, 2] / median_us[k, 1], targets[[k]],
+            if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
+  } else {
+    sprintf("| %s | %.1f | %g (%s) |", labels[[k]], median_us[k, 1], targets[[k]],
+            if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
+  }
+}, "")
+write_result(c(
+  "# Latency of small calls", "",
+  machine_description(),
+  sprintf("load average before / after: %s / %s", load_before, load_after), "",
+  "rff map: d = 64, 1024 features (cos_sin), standard scaling, clipping on; krr fit on that map",
+  "(2000 rows, lambda = 1); n_threads = 1. Median over 15 timings of at least 0.1 s each,",
+  "each build in its own process, the builds alternating over 3 rounds (median of rounds).",
+  if (ncol(median_us) > 1) sprintf("base build: %s", libraries[["base"]]), "",
+  columns, if (ncol(median_us) > 1) "| --- | --- | --- | --- | --- |" else "| --- | --- | --- |",
+  rows
+), "latency.md")
