@@ -92,7 +92,10 @@ load_datasets <- function() {
     dataset("BostonHousing", env$BostonHousing, "medv", 400, "factor chas, skewed crim"),
     dataset("Sonar", env$Sonar, "Class", 150, "60 correlated columns, 150 rows"),
     dataset("Pima", env$PimaIndiansDiabetes, "diabetes", 576, "zeros for missing values (outliers)"),
-    dataset("Ionosphere", env$Ionosphere, "Class", 260, "factor V1, constant V2 dropped"),
+    # Factor V1 renamed: its dummy column "V11" would repeat the name of V11,
+    # which krr_fit() refuses (names match new data's columns).
+    dataset("Ionosphere", stats::setNames(env$Ionosphere, sub("^V1$", "V1f", names(env$Ionosphere))),
+            "Class", 260, "factor V1 (renamed V1f), constant V2 dropped"),
     dataset("ames", env$ames, "Sale_Price", 2200, "40 factor columns, heavy-tailed price and areas"),
     dataset("concrete", env$concrete, "compressive_strength", 800, "duplicated rows, skewed ages"),
     dataset("wine red", data.frame(load_wine("red")$x, quality = load_wine("red")$y), "quality",
