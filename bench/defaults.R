@@ -368,8 +368,8 @@ if (sys.nframe() == 0L) {
     data = rownames(errors),
     "rff1000 / linear" = ratio("kitchen rff D=1000", "linear"),
     "rff1000 / mean" = ratio("kitchen rff D=1000", "mean / majority"),
-    "worst kitchen / linear" = apply(errors[, grepl("^kitchen", methods)], 1, max) / errors[, "linear"],
-    "worst kitchen / mean" = apply(errors[, grepl("^kitchen", methods)], 1, max) / errors[, "mean / majority"],
+    "worst kitchen / linear" = apply(errors[, grepl("^kitchen", methods), drop = FALSE], 1, max) / errors[, "linear"],
+    "worst kitchen / mean" = apply(errors[, grepl("^kitchen", methods), drop = FALSE], 1, max) / errors[, "mean / majority"],
     "rff1000 / exact" = if ("exact KRR (CV)" %in% methods) ratio("kitchen rff D=1000", "exact KRR (CV)") else NA,
     "rff1000 / ranger" = ratio("kitchen rff D=1000", "ranger"),
     check.names = FALSE)

@@ -123,24 +123,26 @@ test_that("chunked data default to CV with enough chunks, else to GCV with a mes
                        lambda = "gcv", n_threads = 1)$coefficients, tolerance = 1e-10)
 })
 
-test_that("a map built by name gets the bandwidth whose held-out error is lowest", {
+test_that("a map built by name is minmax-scaled, with the bandwidth of lowest held-out error", {
   set.seed(5)
   x <- matrix(runif(600 * 2), 600, 2)
   fit_for <- function(y, ...) {
     set.seed(6)
     krr_fit(x, y, features = "rff", n_features = 200, seed = 1, n_threads = 1, verbose = FALSE, ...)
   }
-  median_sigma <- rff(x, 200, seed = 1)$kernel$sigma
+  median_sigma <- rff(x, 200, scale = "minmax", seed = 1)$kernel$sigma
   smooth <- fit_for(x[, 1] + x[, 2] + rnorm(600, sd = 0.05))
   wiggly <- fit_for(sin(12 * x[, 1]) + rnorm(600, sd = 0.05))
+  expect_identical(smooth$map$scaling, "minmax")
   factors <- c(smooth = smooth$map$kernel$sigma, wiggly = wiggly$map$kernel$sigma) / median_sigma
   expect_true(all(log2(factors) %in% -3:3))                   # the median heuristic's, times 2^k
   expect_gt(factors[["smooth"]], factors[["wiggly"]])          # a slower response, a wider kernel
   # The search keeps the map's random draws: only the bandwidth differs.
-  expect_equal(wiggly$map$projection * factors[["wiggly"]], rff(x, 200, seed = 1)$projection)
+  expect_equal(wiggly$map$projection * factors[["wiggly"]],
+               rff(x, 200, scale = "minmax", seed = 1)$projection)
   # A given map, a kernel object or a given sigma keep their bandwidths.
   map <- rff(x, 200, seed = 1)
-  expect_identical(krr_fit(x, x[, 1], map, n_threads = 1)$map$kernel$sigma, median_sigma)
+  expect_identical(krr_fit(x, x[, 1], map, n_threads = 1)$map$kernel$sigma, map$kernel$sigma)
   expect_identical(fit_for(x[, 1], kernel = kernel_gaussian(sigma = 0.3))$map$kernel$sigma, 0.3)
   expect_identical(fit_for(x[, 1], sigma = 0.7)$map$kernel$sigma, 0.7)
 })
