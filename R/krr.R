@@ -239,7 +239,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   map <- krr_features(features, x, ...)
   ard <- NULL
   if (is.null(sigma) && bandwidth_left_to_krr_fit(features, map, ...)) {
-    map <- default_bandwidth_map(map, x, response$y, weights, n_threads)  # R/default_bandwidth.R
+    # The map's seed, if any, also drives the search: the stream is left alone.
+    map <- with_seed(list(...)$seed,
+                     default_bandwidth_map(map, x, response$y, weights, n_threads))  # R/default_bandwidth.R
   }
   if (identical(sigma, "ard")) {
     ard <- ard_map(map, x, response$y, weights, n_threads)  # R/ard.R
