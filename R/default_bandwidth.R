@@ -23,15 +23,52 @@ default_bandwidth_map <- function(map, x, y, weights, n_threads, call = rlang::c
   problem <- list(data = ard_subsample(map, x, y, weights, n_rows),
                   w0 = spectral_sample(map$kernel, ncol(x), ard_settings$n_frequencies),
                   n_threads = n_threads)
-  grid <- expand.grid(factor = default_bandwidth_grid$factors,
-                      log_lambda = default_bandwidth_grid$log_lambdas)
-  log_sigma <- log(map$kernel$sigma)
-  scores <- mapply(function(factor, log_lambda) {
-    theta <- c(rep(log_sigma + log(factor), ncol(x)), log_lambda)
-    # A singular half (duplicated rows, tiny lambda) scores as unusable.
-    tryCatch(ard_objective(theta, problem, gradient = FALSE)$value, error = function(e) Inf)
-  }, grid$factor, grid$log_lambda)
+  factors <- default_bandwidth_grid$factors
+  # Rows: factors; columns: lambdas. Features eigen() refuses (not finite)
+  # score as unusable.
+  scores <- t(vapply(factors, function(factor) {
+    tryCatch(isotropic_scores(problem, log(map$kernel$sigma * factor),
+                              default_bandwidth_grid$log_lambdas),
+             error = function(e) rep(Inf, length(default_bandwidth_grid$log_lambdas)))
+  }, numeric(length(default_bandwidth_grid$log_lambdas))))
   if (!any(is.finite(scores))) return(map)
-  with_bandwidths(map, map$kernel$sigma * grid$factor[which.min(scores)], x, n_threads,
-                  call = call)
+  best <- arrayInd(which.min(scores), dim(scores))[1]
+  with_bandwidths(map, map$kernel$sigma * factors[best], x, n_threads, call = call)
+}
+
+# ard_objective()'s value at one bandwidth for all columns (log_sigma) and
+# each of log_lambdas, from one feature matrix and one eigendecomposition of
+# each half's Gram matrix (rather than features, Gram and Cholesky factor
+# again for every lambda).
+isotropic_scores <- function(problem, log_sigma, log_lambdas) {
+  data <- problem$data
+  d <- ncol(data$x)
+  z <- rff_features_cpp(data$x, problem$w0 * exp(-log_sigma), rep(0, d), NULL, 0L,
+                        products_on_blas(), problem$n_threads, resolve_simd())
+  scale_y <- sum(apply(data$y, 2, stats::var)) + 1e-300
+  values <- numeric(length(log_lambdas))
+  for (fold in 1:2) {
+    a <- data$half != fold
+    b <- !a
+    wa <- data$w[a]
+    wb <- data$w[b]
+    mean_y <- colSums(data$y[a, , drop = FALSE] * wa) / sum(wa)
+    ya <- sweep(data$y[a, , drop = FALSE], 2, mean_y)
+    yb <- sweep(data$y[b, , drop = FALSE], 2, mean_y)
+    za <- z[a, , drop = FALSE]
+    zb <- z[b, , drop = FALSE]
+    # Z'WZ on kitchen's SIMD kernels (R's reference BLAS would dominate).
+    gram <- gram_update_cpp(matrix(0, ncol(z), ncol(z)), za * sqrt(wa), products_on_blas(),
+                            problem$n_threads, resolve_simd())
+    eig <- eigen(gram_symmetrize_cpp(gram), symmetric = TRUE)
+    eigenvalues <- pmax(eig$values, 0)     # rounding can leave tiny negatives
+    q <- crossprod(eig$vectors, crossprod(za, ya * wa))
+    norm <- 2 * sum(wb) * scale_y
+    for (l in seq_along(log_lambdas)) {
+      beta <- eig$vectors %*% (q / (eigenvalues + exp(log_lambdas[l]) * sum(a)))
+      residual <- zb %*% beta - yb
+      values[l] <- values[l] + sum(wb * residual^2) / norm
+    }
+  }
+  values
 }

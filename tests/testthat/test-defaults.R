@@ -146,3 +146,21 @@ test_that("a map built by name is minmax-scaled, with the bandwidth of lowest he
   expect_identical(fit_for(x[, 1], kernel = kernel_gaussian(sigma = 0.3))$map$kernel$sigma, 0.3)
   expect_identical(fit_for(x[, 1], sigma = 0.7)$map$kernel$sigma, 0.7)
 })
+
+test_that("the bandwidth search's scores are ARD's held-out objective at equal bandwidths", {
+  set.seed(7)
+  x <- matrix(runif(300 * 3), 300, 3)
+  y <- cbind(sin(4 * x[, 1]) + rnorm(300, sd = 0.1), x[, 2])
+  weights <- runif(300, 0.5, 2)
+  map <- rff(x, 64, scale = "minmax", seed = 1)
+  problem <- list(data = kitchen:::ard_subsample(map, x, y, weights, 200),
+                  w0 = kitchen:::spectral_sample(map$kernel, 3, 16), n_threads = 1)
+  log_lambdas <- c(-9, -3, 0)
+  for (log_sigma in log(map$kernel$sigma) + c(-1, 0, 2)) {
+    expected <- vapply(log_lambdas, function(l) {
+      kitchen:::ard_objective(c(rep(log_sigma, 3), l), problem, gradient = FALSE)$value
+    }, 0)
+    expect_equal(kitchen:::isotropic_scores(problem, log_sigma, log_lambdas), expected,
+                 tolerance = 1e-8)
+  }
+})
