@@ -43,9 +43,11 @@
 #'   standard deviations wide) weighs less in the distances than it would
 #'   standardised, where its outlying rows dominate the spread. On CPU's raw
 #'   inputs (zero-inflated, heavy-tailed counters) the test error fell from
-#'   0.25 to 0.15 of the response's spread (1000 features); over the 14
-#'   data sets it was better or equal on most, worse by up to 6% on ames
-#'   (`bench/results/defaults.md`). Give `scale` to choose.
+#'   0.25 to 0.15 of the response's spread (1000 features, with the
+#'   bandwidth below); over the 14 data sets of `bench/defaults.R` the two
+#'   changes together were better or equal on 7, within 1% on 2 and worse
+#'   by 1-6% on 5 (ames the most; `bench/results/defaults.md`). Give
+#'   `scale` to choose.
 #' * the bandwidth of such a map is not the median heuristic's alone (see
 #'   [rff()]): that sets the scale of the distances, not how smooth the
 #'   response is in them. The median heuristic's bandwidth times 2^-3, ...,
@@ -55,7 +57,7 @@
 #'   isotropic step of `sigma = "ard"` below); the best one is set in the
 #'   map (its random draws kept, rescaled), and lambda is then chosen for
 #'   the real fit. The search costs the same whatever the number of rows
-#'   and features (about a second). A given map, a kernel object in `...`
+#'   and features (under a second of CPU time). A given map, a kernel object in `...`
 #'   or a given `sigma` keep their bandwidths; [rbin()] maps keep the median
 #'   heuristic.
 #' * a warning says when the chosen fit nearly interpolates its rows
@@ -529,11 +531,11 @@ accumulate_rows <- function(acc, map, x, y, folds, block_size, n_threads, progre
   groups <- if (is.null(folds)) list(NULL) else split(seq_len(nrow(x)), folds)
   done <- 0
   for (k in seq_along(groups)) {
-    order <- groups[[k]]
-    n <- if (is.null(order)) nrow(x) else length(order)
+    members <- groups[[k]]
+    n <- if (is.null(members)) nrow(x) else length(members)
     for (start in seq(1, n, by = block_size)) {
       rows <- start:min(n, start + block_size - 1)
-      if (!is.null(order)) rows <- order[rows]
+      if (!is.null(members)) rows <- members[rows]
       z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
       yb <- y[rows, , drop = FALSE]
       wb <- if (!is.null(weights)) weights[rows]
