@@ -19,9 +19,10 @@
 #'   default).
 #' * `rbf_sigma` is the inverse kernel width as in `parsnip::svm_rbf()`
 #'   (kernlab): `k(x, y) = exp(-rbf_sigma ||x - y||^2)` on the standardised
-#'   predictors, so the map's bandwidth is `1 / sqrt(2 rbf_sigma)`. `NULL`
-#'   takes the bandwidth from the median distance between rows (see
-#'   [rff()]).
+#'   predictors, so the map's bandwidth is `1 / sqrt(2 rbf_sigma)` (and its
+#'   `scale` `"standard"` unless given). `NULL` leaves the map to
+#'   [krr_fit()]'s defaults: minmax scaling and a bandwidth chosen on a
+#'   subsample of the training rows (see "What the defaults do" there).
 #' * `num_features`: the number of random features (default 1000), rounded
 #'   up to an even number (cosine and sine pairs).
 #' * `map`: `"rff"` ([rff()]) or `"fastfood"` ([fastfood()]).
@@ -114,6 +115,8 @@ kernel_ridge_fit <- function(x, y, penalty = NULL, rbf_sigma = NULL, num_feature
   if (!is.null(rbf_sigma)) {
     check_positive(rbf_sigma)
     args$sigma <- 1 / sqrt(2 * rbf_sigma)
+    # kernlab's width is on standardised predictors (krr_fit() names minmax).
+    if (is.null(args$scale)) args$scale <- "standard"
   }
   args$n_features <- 2 * ceiling(num_features / 2)
   args$lambda <- lambda

@@ -122,3 +122,45 @@ test_that("chunked data default to CV with enough chunks, else to GCV with a mes
                        y[unlist(split(seq_len(300), rep_len(1:3, 300)))], map,
                        lambda = "gcv", n_threads = 1)$coefficients, tolerance = 1e-10)
 })
+
+test_that("a map built by name is minmax-scaled, with the bandwidth of lowest held-out error", {
+  set.seed(5)
+  x <- matrix(runif(600 * 2), 600, 2)
+  fit_for <- function(y, ...) {
+    set.seed(6)
+    krr_fit(x, y, features = "rff", n_features = 200, seed = 1, n_threads = 1, verbose = FALSE, ...)
+  }
+  median_sigma <- rff(x, 200, scale = "minmax", seed = 1)$kernel$sigma
+  smooth <- fit_for(x[, 1] + x[, 2] + rnorm(600, sd = 0.05))
+  wiggly <- fit_for(sin(12 * x[, 1]) + rnorm(600, sd = 0.05))
+  expect_identical(smooth$map$scaling, "minmax")
+  factors <- c(smooth = smooth$map$kernel$sigma, wiggly = wiggly$map$kernel$sigma) / median_sigma
+  expect_true(all(log2(factors) %in% -3:3))                   # the median heuristic's, times 2^k
+  expect_gt(factors[["smooth"]], factors[["wiggly"]])          # a slower response, a wider kernel
+  # The search keeps the map's random draws: only the bandwidth differs.
+  expect_equal(wiggly$map$projection * factors[["wiggly"]],
+               rff(x, 200, scale = "minmax", seed = 1)$projection)
+  # A given map, a kernel object or a given sigma keep their bandwidths.
+  map <- rff(x, 200, seed = 1)
+  expect_identical(krr_fit(x, x[, 1], map, n_threads = 1)$map$kernel$sigma, map$kernel$sigma)
+  expect_identical(fit_for(x[, 1], kernel = kernel_gaussian(sigma = 0.3))$map$kernel$sigma, 0.3)
+  expect_identical(fit_for(x[, 1], sigma = 0.7)$map$kernel$sigma, 0.7)
+})
+
+test_that("the bandwidth search's scores are ARD's held-out objective at equal bandwidths", {
+  set.seed(7)
+  x <- matrix(runif(300 * 3), 300, 3)
+  y <- cbind(sin(4 * x[, 1]) + rnorm(300, sd = 0.1), x[, 2])
+  weights <- runif(300, 0.5, 2)
+  map <- rff(x, 64, scale = "minmax", seed = 1)
+  problem <- list(data = kitchen:::ard_subsample(map, x, y, weights, 200),
+                  w0 = kitchen:::spectral_sample(map$kernel, 3, 16), n_threads = 1)
+  log_lambdas <- c(-9, -3, 0)
+  for (log_sigma in log(map$kernel$sigma) + c(-1, 0, 2)) {
+    expected <- vapply(log_lambdas, function(l) {
+      kitchen:::ard_objective(c(rep(log_sigma, 3), l), problem, gradient = FALSE)$value
+    }, 0)
+    expect_equal(kitchen:::isotropic_scores(problem, log_sigma, log_lambdas), expected,
+                 tolerance = 1e-8)
+  }
+})

@@ -138,7 +138,9 @@ test_that("the formula interface equals the matrix interface", {
   df <- data.frame(a = toy$x[, 1], b = toy$x[, 2], c = toy$x[, 3], y = toy$y)
   by_formula <- krr_fit(y ~ a + b + c, df, features = "rff", n_features = 40, sigma = 1,
                         seed = 9, lambda = 0.2)
-  by_matrix <- krr_fit(as.matrix(df[, 1:3]), df$y, rff(as.matrix(df[, 1:3]), 40, sigma = 1, seed = 9),
+  # The map krr_fit() builds by name: minmax scaling (see ?krr_fit).
+  by_matrix <- krr_fit(as.matrix(df[, 1:3]), df$y,
+                       rff(as.matrix(df[, 1:3]), 40, sigma = 1, scale = "minmax", seed = 9),
                        lambda = 0.2)
   expect_equal(by_formula$coefficients, by_matrix$coefficients, tolerance = 1e-12)
   expect_equal(predict(by_formula, df[1:5, ]), predict(by_matrix, as.matrix(df[1:5, 1:3])),

@@ -8,11 +8,13 @@ test_that("kernel_ridge() regression fits and predicts as krr_fit() does", {
     parsnip::set_engine("kitchen", seed = 1, n_threads = 1)
   fit <- parsnip::fit(spec, mpg ~ wt + hp + qsec, data = mtcars)
   x <- as.matrix(mtcars[c("wt", "hp", "qsec")])
-  # lambda = penalty * n; bandwidth 1 / sqrt(2 * rbf_sigma) = 2.
+  # lambda = penalty * n; bandwidth 1 / sqrt(2 * rbf_sigma) = 2, on the
+  # standardised predictors as kernlab's.
   direct <- krr_fit(x, mtcars$mpg, lambda = 0.01 * 32, n_features = 60, sigma = 2, seed = 1,
-                    n_threads = 1)
+                    scale = "standard", n_threads = 1)
   expect_equal(fit$fit$coefficients, direct$coefficients, tolerance = 1e-12)
   expect_identical(fit$fit$map$kernel$sigma, 2)
+  expect_identical(fit$fit$map$scaling, "standard")
   pred <- predict(fit, mtcars[1:5, ])
   expect_identical(names(pred), ".pred")
   expect_equal(pred$.pred, unname(predict(direct, x[1:5, ])), tolerance = 1e-12)
