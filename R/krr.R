@@ -264,6 +264,12 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     fit$training_rmse <- sqrt(colSums((weights %||% 1) * (indicators - fit$fitted.values)^2) /
                                 fit$total_weight)
   }
+  if (!logistic && !binned && response$type == "class") {
+    # For predict(type = "prob"): R/calibration.R.
+    fit$calibration <- class_calibration(fit$map, map_input(fit$map, x, arg = "x"), response$y,
+                                         weights, search$stats, folds, fit$lambda, block_size,
+                                         n_threads)
+  }
   fit$y <- y
   fit
 }
@@ -657,15 +663,22 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
   }
-  if (type %in% c("prob", "link") && !logistic) {
-    abort_arg(c("{.code type = \"{type}\"} needs a fit with {.code loss = \"logistic\"}.",
+  calibrated <- type == "prob" && !logistic && !is.null(object$calibration)
+  if (type == "link" && !logistic) {
+    abort_arg(c("{.code type = \"link\"} needs a fit with {.code loss = \"logistic\"}.",
                 i = "Least-squares scores of a classification fit are not probabilities."))
+  }
+  if (type == "prob" && !logistic && is.null(object$calibration)) {
+    abort_arg(c("{.code type = \"prob\"} needs a classification fit with {.code loss = \"logistic\"}, or a least-squares classification fit on data in memory with an {.fn rff} or {.fn fastfood} map.",
+                i = "Least-squares scores are calibrated on cross-validated scores when such a fit is made."))
   }
   check_flag(verbose)
   if (missing(newdata) || is.null(newdata)) {
     fitted <- fitted_values(object)
     out <- if (type == "class") class_of(object, fitted) else
-      if (logistic) logistic_output(log(fitted), type) else fitted
+      if (logistic) logistic_output(log(fitted), type) else
+      if (calibrated) calibrated_probabilities(fitted, object$calibration, object$response$levels) else
+      fitted
     return(stats::napredict(object$na.action, out))
   }
   if (inherits(newdata, "kitchen_chunked")) {
@@ -691,6 +704,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   if (!is.null(design$offset)) out <- out + design$offset
   if (type == "class") return(class_of(object, out))
   if (logistic) return(logistic_output(out, type))
+  if (calibrated) return(calibrated_probabilities(out, object$calibration, object$response$levels))
   if (object$response$type == "vector") drop(out) else out
 }
 
