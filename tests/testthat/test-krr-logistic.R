@@ -110,6 +110,12 @@ test_that("lambda is chosen by CV of the held-out log-loss", {
   }
   expect_equal(fit$path$cv[fit$path$lambda == 1], held_loss / 200, tolerance = 1e-3)
   expect_gt(nrow(fit$path), 1)
+  expect_true(all(fit$path$cv_accuracy >= 0 & fit$path$cv_accuracy <= 1))
+  chosen <- fit$path[which.min(fit$path$cv), ]
+  shown <- capture.output(print(summary(fit)))
+  expect_true(any(grepl(sprintf("CV log-loss, accuracy.*%s, %s", format(chosen$cv, digits = 4),
+                                format(chosen$cv_accuracy, digits = 4)), shown)))
+  expect_true(any(grepl("passes over the data, converged", shown)))
 })
 
 test_that("the logistic loss refuses what it cannot do", {
