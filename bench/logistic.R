@@ -65,6 +65,8 @@ measured <- function(f) {
 
 run_set <- function(set) {
   design <- model_design(set)
+  # model.matrix() can repeat a name (Ionosphere's V1 factor and V11); maps match columns by name.
+  colnames(design$train) <- colnames(design$test) <- make.unique(colnames(design$train))
   y_train <- set$frame[set$train, set$response]
   y_test <- set$frame[set$test, set$response]
   d <- if (set$name == "CoverType") covtype_d else small_d
