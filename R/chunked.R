@@ -300,6 +300,7 @@ print.kitchen_chunked <- function(x, ...) {
 krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_folds = 5,
                                     n_threads = NULL, verbose = interactive(),
                                     block_size = 4096, parallel = c("auto", "future", "none"),
+                                    loss = c("squared", "logistic"), tol = 1e-6, max_iter = 1000,
                                     ...) {
   call <- fit_call(match.call())
   if (...length()) {
@@ -317,7 +318,12 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
-  if (identical(lambda, "cv")) check_count(n_folds, min = 2)
+  loss <- match_choice(loss, c("squared", "logistic"))
+  logistic <- loss == "logistic"
+  # The logistic loss has no GCV: every lambda choice is by CV.
+  logistic_cv <- logistic && !(is.numeric(lambda) && length(lambda) == 1)
+  if (logistic && is.character(lambda)) lambda <- "cv"
+  if (identical(lambda, "cv") || logistic_cv) check_count(n_folds, min = 2)
   if (missing(lambda)) lambda <- chunked_default_lambda(x, n_folds)
   engine <- chunk_engine(parallel, n_threads)
   ard <- NULL
@@ -327,12 +333,17 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
     sigma <- NULL
   }
   sigmas <- bandwidth_candidates(sigma, map, lambda)
-  fold_count <- if (identical(lambda, "cv")) n_folds
+  fold_count <- if (identical(lambda, "cv") || logistic_cv) n_folds
   here <- rlang::current_env()  # errors from the pass name krr_fit()
   first_pass <- new.env()  # what each chunk held, to check later passes against
 
   started <- proc.time()[["elapsed"]]
-  search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
+  search <- if (logistic) {
+    check_positive(tol)
+    check_count(max_iter)
+    chunked_logistic_fit(x, map, sigmas, lambda, fold_count, tol, max_iter, block_size, engine,
+                         verbose, here)  # R/krr_logistic_chunked.R
+  } else krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
     chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here,
                        first_pass = first_pass)
   }, resolve_threads(n_threads))
@@ -341,6 +352,10 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
                                            info$response, search$stats$rows, info$col_names,
                                            started, call))
   fit$ard <- ard$report
+  if (logistic) {
+    fit$loss <- loss
+    fit$logistic <- search$solution$logistic
+  }
   fit
 }
 

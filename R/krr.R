@@ -168,8 +168,9 @@
 #'   held.
 #'   `lambda` is then chosen by K-fold CV of the held-out log-loss (largest
 #'   candidate first, each fold warm-started), unless one number is given;
-#'   `predict(type = "prob")` gives class probabilities. Not yet available
-#'   for [rbin()] maps or chunked data.
+#'   `predict(type = "prob")` gives class probabilities. On [chunked()]
+#'   data each pass reads the chunks (as futures under a plan), with CV
+#'   folds of whole chunks. Not yet available for [rbin()] maps.
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
 #'   folds at random (use [set.seed()] to reproduce), unless `folds` is given.
 #' @param folds Optional fold number of each row, for `lambda = "cv"`.
@@ -295,6 +296,12 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     indicators <- (response$y + 1) / 2
     fit$training_rmse <- sqrt(colSums((weights %||% 1) * (indicators - fit$fitted.values)^2) /
                                 fit$total_weight)
+  }
+  if (!logistic && !binned && response$type == "class") {
+    # For predict(type = "prob"): R/calibration.R.
+    fit$calibration <- class_calibration(fit$map, map_input(fit$map, x, arg = "x"), response$y,
+                                         weights, search$stats, folds, fit$lambda, block_size,
+                                         n_threads)
   }
   fit$y <- y
   fit
@@ -664,9 +671,14 @@ default_lambdas <- function(values) {
 #' @param type `"response"` for the fitted values (a vector for a single
 #'   response, else a matrix with one column per response or class; for a
 #'   `loss = "logistic"` fit, the class probabilities), `"class"` for the
-#'   predicted class of a classification fit, and for logistic fits
-#'   `"prob"` (the class probabilities, an n x K matrix whose rows sum to
-#'   1) or `"link"` (the log-odds of the second class for two classes, as
+#'   predicted class of a classification fit, `"prob"` for the class
+#'   probabilities (an n x K matrix whose rows sum to 1, the classes as
+#'   column names): those of the model for `loss = "logistic"` fits, and
+#'   for least-squares fits made in memory with an [rff()] or [fastfood()]
+#'   map a multinomial logistic calibration of the one-vs-rest scores,
+#'   fitted at `krr_fit()` time on each training row's score from the
+#'   fold fit that did not see it (the CV folds, or 5 interleaved folds);
+#'   and for logistic fits `"link"` (the log-odds of the second class for two classes, as
 #'   [glm()]; the log-probabilities for more).
 #' @inheritParams krr_fit
 #' @param parallel For chunked `newdata` only: `"auto"` (the default)
@@ -711,15 +723,22 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   if (type == "class" && object$response$type != "class") {
     abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
   }
-  if (type %in% c("prob", "link") && !logistic) {
-    abort_arg(c("{.code type = \"{type}\"} needs a fit with {.code loss = \"logistic\"}.",
+  calibrated <- type == "prob" && !logistic && !is.null(object$calibration)
+  if (type == "link" && !logistic) {
+    abort_arg(c("{.code type = \"link\"} needs a fit with {.code loss = \"logistic\"}.",
                 i = "Least-squares scores of a classification fit are not probabilities."))
+  }
+  if (type == "prob" && !logistic && is.null(object$calibration)) {
+    abort_arg(c("{.code type = \"prob\"} needs a classification fit with {.code loss = \"logistic\"}, or a least-squares classification fit on data in memory with an {.fn rff} or {.fn fastfood} map.",
+                i = "Least-squares scores are calibrated on cross-validated scores when such a fit is made."))
   }
   check_flag(verbose)
   if (missing(newdata) || is.null(newdata)) {
     fitted <- fitted_values(object)
     out <- if (type == "class") class_of(object, fitted) else
-      if (logistic) logistic_output(log(fitted), type) else fitted
+      if (logistic) logistic_output(log(fitted), type) else
+      if (calibrated) calibrated_probabilities(fitted, object$calibration, object$response$levels) else
+      fitted
     return(stats::napredict(object$na.action, out))
   }
   if (inherits(newdata, "kitchen_chunked")) {
@@ -745,6 +764,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   if (!is.null(design$offset)) out <- out + design$offset
   if (type == "class") return(class_of(object, out))
   if (logistic) return(logistic_output(out, type))
+  if (calibrated) return(calibrated_probabilities(out, object$calibration, object$response$levels))
   if (object$response$type == "vector") drop(out) else out
 }
 
@@ -802,7 +822,8 @@ print.kitchen_krr <- function(x, ...) {
 summary.kitchen_krr <- function(object, ...) {
   validate_fit(object, full = TRUE)
   chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
-  structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df),
+  structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df,
+                 cv_accuracy = chosen$cv_accuracy),
             class = "summary.kitchen_krr")
 }
 
@@ -817,9 +838,12 @@ print.summary.kitchen_krr <- function(x, ...) {
     "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
     "log-loss, accuracy" = if (!is.null(fit$logistic)) sprintf("%s, %s (training)",
       format(fit$logistic$log_loss, digits = 4), format(fit$logistic$accuracy, digits = 4)),
-    "CV log-loss" = if (!is.null(fit$logistic) && !is.null(x$cv)) format(x$cv, digits = 4),
-    "logistic solver" = if (!is.null(fit$logistic)) sprintf("bound optimisation, %d passes over the data, %s",
-      fit$logistic$passes, if (fit$logistic$converged) "converged" else "NOT converged"),
+    "CV log-loss, accuracy" = if (!is.null(fit$logistic) && !is.null(x$cv)) sprintf("%s, %s",
+      format(x$cv, digits = 4), format(x$cv_accuracy %||% NA_real_, digits = 4)),
+    "logistic solver" = if (!is.null(fit$logistic)) sprintf("bound optimisation, %d passes over the data, %s (relative change %s)",
+      fit$logistic$passes, if (fit$logistic$converged) "converged" else "NOT converged",
+      format(fit$logistic$change, digits = 2)),
+    "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores",
     "bandwidth search" = if (!is.null(fit$ard)) {
       sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows, fit$ard$iterations, fit$ard$time)
     },

@@ -16,13 +16,19 @@
 logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max_iter, verbose) {
   cv <- !is.numeric(lambda) || length(lambda) > 1
   stats <- source$statistics(cv)
+  levels <- levels %||% stats$chunks$response$levels  # chunked data: known after a pass
   path <- NULL
   if (cv) {
     path <- logistic_cv_path(source, stats, n_features, levels, lambda, n_folds, tol, verbose)
-    lambda <- path$lambda[which.min(path$cv)]
+    best <- which.min(path$cv)
+    lambda <- path$lambda[best]
+    start <- attr(path, "starts")[[best]]
+    attr(path, "starts") <- NULL
   }
+  # Warm-started, after CV, from the mean of the fold solutions at the
+  # chosen lambda: close to the full-data solution, so few passes remain.
   fit <- logistic_bound(stats, function(state) source$gradient(state), n_features,
-                        length(levels), lambda, NULL, tol, max_iter)
+                        length(levels), lambda, if (cv) start, tol, max_iter)
   if (!fit$converged) {
     cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
                     i = "Relative change of the objective {format(fit$change, digits = 3)}; raise {.arg max_iter} or {.arg lambda}."))
@@ -78,7 +84,7 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
     # and the intercepts from c (n db + s'd) = g0.
     rhs <- pass$zg[, free, drop = FALSE] - zbar %o% pass$g0[free] -
       2 * lambda * state$coefficients[, free, drop = FALSE]
-    step <- backsolve(factor, forwardsolve(t(factor), rhs))
+    step <- backsolve(factor, backsolve(factor, rhs, transpose = TRUE))
     bound_step <- state
     bound_step$coefficients[, free] <- state$coefficients[, free] + step
     bound_step$intercept[free] <- state$intercept[free] + pass$g0[free] / (curvature * n) -
@@ -111,40 +117,61 @@ logistic_start <- function(stats, n_features, k) {
 # One pass over rows x with classes `onehot` (0 / 1 columns): the weighted
 # log-loss at `state`, the weight of correctly classified rows, and the
 # gradient in the links' coefficients, Z'W(Y - P) (D x K) and
-# colSums(W(Y - P)).
-logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_threads) {
+# colSums(W(Y - P)). `features`, when given, holds the rows' features
+# (predict(map, x)), which are then not computed again.
+logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_threads,
+                              features = NULL) {
   k <- ncol(onehot)
   out <- list(log_loss = 0, correct = 0, zg = matrix(0, map$n_features, k), g0 = numeric(k))
-  n <- nrow(x)
+  n <- nrow(onehot)
+  labels <- max.col(onehot, "first")
   for (start in seq(1, max(n, 1), by = block_size)) {
     if (n == 0) break
     rows <- start:min(n, start + block_size - 1)
-    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
-    p <- softmax_rows(z %*% state$coefficients + rep(state$intercept, each = length(rows)))
-    y <- onehot[rows, , drop = FALSE]
-    w <- weights[rows]
-    residual <- w * (y - p)
-    out$log_loss <- out$log_loss - sum(w * log(pmax(rowSums(p * y), 1e-300)))
-    out$correct <- out$correct + sum(w[max.col(p, "first") == max.col(y, "first")])
-    out$zg <- out$zg + crossprod(z, residual)
-    out$g0 <- out$g0 + colSums(residual)
+    z <- if (!is.null(features)) features[rows, , drop = FALSE] else
+      predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    out <- add_logistic_gradient(out, z, onehot[rows, , drop = FALSE], labels[rows],
+                                 weights[rows], state)
   }
+  out
+}
+
+# Adds the log-loss, correct weight and gradient of the rows with features
+# z (classes `onehot`, class numbers `labels`, weights w) to `out`.
+add_logistic_gradient <- function(out, z, onehot, labels, w, state) {
+  links <- z %*% state$coefficients
+  links <- links + rep(state$intercept, each = nrow(links))
+  p <- softmax_rows(links)
+  residual <- w * (onehot - p)
+  out$log_loss <- out$log_loss - sum(w * log(pmax(p[cbind(seq_along(labels), labels)], 1e-300)))
+  out$correct <- out$correct + sum(w[max.col(p, "first") == labels])
+  out$zg <- out$zg + crossprod(z, residual)
+  out$g0 <- out$g0 + colSums(residual)
   out
 }
 
 # Rows in memory as a logistic source. `coded` is the +1 / -1 class coding
 # of krr_response(); the rows of each fold are split off once, when first
-# asked for.
+# asked for. When the features of all rows take no more memory than the
+# least-squares fit's Gram matrix and one block (n <= D + block_size), they
+# are computed once and kept: each pass is then a few matrix products, not
+# a featurisation (on small data the passes were mostly feature overhead).
 memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_threads) {
   weights <- weights %||% rep(1, nrow(x))
   onehot <- (coded + 1) / 2
+  features <- NULL
+  if (nrow(x) <= map$n_features + block_size) {
+    features <- predict(map, x, n_threads = n_threads)
+    if (!is.matrix(features)) features <- as.matrix(features)
+  }
   parts <- list()
   rows_of <- function(part) {
     key <- paste(part$fold, part$side)
     if (is.null(parts[[key]])) {
       rows <- which((folds == part$fold) == (part$side == "test"))
       parts[[key]] <<- list(x = x[rows, , drop = FALSE], onehot = onehot[rows, , drop = FALSE],
-                            weights = weights[rows])
+                            weights = weights[rows],
+                            features = if (!is.null(features)) features[rows, , drop = FALSE])
     }
     parts[[key]]
   }
@@ -154,18 +181,28 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
     },
     gradient = function(state, part = NULL) {
       if (is.null(part)) {
-        return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads))
+        return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads,
+                                 features))
       }
       rows <- rows_of(part)
-      logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads)
+      logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads,
+                        rows$features)
     })
 }
 
 # Row-wise softmax, shifted by the row maximum so that nothing overflows.
 softmax_rows <- function(links) {
   links <- as.matrix(links)
-  e <- exp(links - apply(links, 1, max))
+  e <- exp(links - row_max(links))
   e / rowSums(e)
+}
+
+# The largest entry of each row (a loop over the few class columns: apply()
+# over rows cost more than the rest of a pass on small data).
+row_max <- function(m) {
+  out <- m[, 1]
+  for (j in seq_len(ncol(m))[-1]) out <- pmax(out, m[, j])
+  out
 }
 
 # K-fold CV of the held-out log-loss over candidate lambdas, largest first,
@@ -177,24 +214,33 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
                              patience = 2) {
   lambdas <- if (is.character(lambda)) logistic_lambdas(stats) else sort(lambda, decreasing = TRUE)
   starts <- vector("list", n_folds)
-  cv <- rep(NA_real_, length(lambdas))
+  cv <- accuracy <- rep(NA_real_, length(lambdas))
+  means <- vector("list", length(lambdas))
   bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
   for (l in seq_along(lambdas)) {
-    loss <- 0
+    loss <- correct <- 0
     for (k in seq_len(n_folds)) {
       train <- list(fold = k, side = "train")
       fit <- logistic_bound(sum_statistics(stats, stats$folds[[k]], sign = -1),
                             function(state) source$gradient(state, train), n_features,
                             length(levels), lambdas[l], starts[[k]], max(tol, 1e-6), 200)
       starts[[k]] <- fit
-      loss <- loss + source$gradient(fit, list(fold = k, side = "test"))$log_loss
+      held_out <- source$gradient(fit, list(fold = k, side = "test"))
+      loss <- loss + held_out$log_loss
+      correct <- correct + held_out$correct
     }
     cv[l] <- loss / stats$n
+    accuracy[l] <- correct / stats$n
+    means[[l]] <- list(
+      coefficients = Reduce(`+`, lapply(starts, `[[`, "coefficients")) / n_folds,
+      intercept = Reduce(`+`, lapply(starts, `[[`, "intercept")) / n_folds)
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
     if (l - which.min(cv) >= patience) break
   }
   reached <- !is.na(cv)
-  data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached])
+  structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached],
+                       cv_accuracy = accuracy[reached]),
+            starts = means[reached])
 }
 
 # Candidates: the mean eigenvalue of the bound c Zc'WZc (c <= 1/2), times
@@ -241,6 +287,6 @@ check_logistic <- function(response, map, call = rlang::caller_env()) {
 logistic_output <- function(links, type) {
   if (type != "link") return(softmax_rows(links))
   if (ncol(links) == 2) return(stats::setNames(links[, 2] - links[, 1], rownames(links)))
-  shifted <- links - apply(links, 1, max)
+  shifted <- links - row_max(links)
   shifted - log(rowSums(exp(shifted)))
 }

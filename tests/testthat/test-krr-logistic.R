@@ -110,6 +110,12 @@ test_that("lambda is chosen by CV of the held-out log-loss", {
   }
   expect_equal(fit$path$cv[fit$path$lambda == 1], held_loss / 200, tolerance = 1e-3)
   expect_gt(nrow(fit$path), 1)
+  expect_true(all(fit$path$cv_accuracy >= 0 & fit$path$cv_accuracy <= 1))
+  chosen <- fit$path[which.min(fit$path$cv), ]
+  shown <- capture.output(print(summary(fit)))
+  expect_true(any(grepl(sprintf("CV log-loss, accuracy.*%s, %s", format(chosen$cv, digits = 4),
+                                format(chosen$cv_accuracy, digits = 4)), shown)))
+  expect_true(any(grepl("passes over the data, converged", shown)))
 })
 
 test_that("the logistic loss refuses what it cannot do", {
@@ -119,6 +125,52 @@ test_that("the logistic loss refuses what it cannot do", {
   expect_error(krr_fit(toy$x, toy$y, rbin(toy$x, 5, seed = 1), loss = "logistic", verbose = FALSE),
                "rbin")
   squared <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1, verbose = FALSE)
-  expect_error(predict(squared, toy$x, type = "prob"), "logistic")
+  expect_error(predict(squared, toy$x, type = "link"), "logistic")
+  binned <- krr_fit(toy$x, toy$y, rbin(toy$x, 5, seed = 1), lambda = 0.1, n_threads = 1,
+                    verbose = FALSE)
+  expect_error(predict(binned, toy$x, type = "prob"), "logistic")
   expect_error(krr_fit(toy$x, toy$y, map, loss = "hinge", verbose = FALSE), "loss")
+})
+
+test_that("least-squares classification fits give probabilities calibrated on CV scores", {
+  for (classes in 2:3) {
+    toy <- logistic_toy(200, classes = classes, seed = 11)
+    map <- rff(toy$x, 30, sigma = 1, seed = 9)
+    w <- rep(c(1, 2), 100)
+    fit <- krr_fit(toy$x, toy$y, map, lambda = 0.5, weights = w, n_threads = 1, verbose = FALSE)
+    prob <- predict(fit, toy$x[1:20, ], type = "prob")
+    expect_identical(colnames(prob), levels(toy$y))
+    expect_equal(unname(rowSums(prob)), rep(1, 20), tolerance = 1e-12)
+    expect_equal(predict(fit, type = "prob")[1:20, ], prob, ignore_attr = TRUE, tolerance = 1e-12)
+    # The scores each row gets from the fit on the other folds (row i in
+    # fold (i - 1) %% 5 + 1 without CV), by hand.
+    folds <- (seq_len(200) - 1) %% 5 + 1
+    scores <- matrix(0, 200, classes)
+    for (k in 1:5) {
+      held <- folds == k
+      fold_fit <- krr_fit(toy$x[!held, ], toy$y[!held], map, lambda = 0.5, weights = w[!held],
+                          n_threads = 1, verbose = FALSE)
+      scores[held, ] <- predict(fold_fit, toy$x[held, ])
+    }
+    inputs <- if (classes == 2) scores[, 2, drop = FALSE] else scores
+    # The calibration minimises the weighted multinomial log-loss on those
+    # scores plus 1e-3 ||slopes||^2 (class 1's links fixed at 0).
+    objective <- function(theta) {
+      links <- cbind(0, cbind(1, inputs) %*% matrix(theta, ncol(inputs) + 1))
+      log_p <- links - log(rowSums(exp(links)))
+      slopes <- matrix(theta, ncol(inputs) + 1)[-1, ]
+      -sum(w * log_p[cbind(1:200, as.integer(toy$y))]) + 1e-3 * sum(slopes^2)
+    }
+    direct <- optim(rep(0, (ncol(inputs) + 1) * (classes - 1)), objective, method = "BFGS",
+                    control = list(maxit = 5000, reltol = 1e-15))
+    expect_equal(fit$calibration[, -1], matrix(direct$par, ncol(inputs) + 1), tolerance = 1e-4,
+                 ignore_attr = TRUE)
+    expect_lte(objective(c(fit$calibration[, -1])), direct$value + 1e-8)
+  }
+  # Chosen by CV: the fold statistics of the CV give the scores.
+  toy <- logistic_toy(200, classes = 3, seed = 12)
+  cv_fit <- krr_fit(toy$x, toy$y, rff(toy$x, 30, sigma = 1, seed = 9), n_threads = 1,
+                    verbose = FALSE)
+  expect_equal(unname(rowSums(predict(cv_fit, toy$x, type = "prob"))), rep(1, 200))
+  expect_error(predict(cv_fit, toy$x, type = "link"), "logistic")
 })

@@ -1,0 +1,93 @@
+# Class probabilities for least-squares classification fits: the one-vs-rest
+# scores are not probabilities, so a small multinomial logistic model maps
+# them to probabilities, fitted on cross-validated scores (each training
+# row scored by the fit that did not see it, at the chosen lambda), so that
+# the probabilities are not as overconfident as the training scores.
+
+# The calibration of a fit on rows x (checked for the map) with +1 / -1
+# class codes `coded`: a (1 + p) x K matrix of link coefficients on the
+# scores (p = 1, the second class's score, for two classes; else K), the
+# first class's links fixed at 0. `stats` are the fit's statistics; their
+# per-fold sums are used when the fit chose lambda by CV, else row i goes to
+# fold (i - 1) %% 5 + 1 (one more pass over the data; no random numbers
+# drawn, so that a fit leaves the RNG state as before).
+class_calibration <- function(map, x, coded, weights, stats, folds, lambda, block_size,
+                              n_threads) {
+  if (is.null(folds) || is.null(stats$folds)) {
+    folds <- (seq_len(nrow(x)) - 1L) %% min(5L, nrow(x)) + 1L
+    stats <- krr_statistics(map, x, coded, block_size, n_threads, FALSE, folds, weights)
+  }
+  fold_fits <- lapply(stats$folds, function(held_out) {
+    krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, n_threads)
+  })
+  scores <- matrix(0, nrow(x), ncol(coded))
+  for (start in seq(1, nrow(x), by = block_size)) {
+    rows <- start:min(nrow(x), start + block_size - 1)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    for (k in unique(folds[rows])) {
+      mine <- rows[folds[rows] == k]
+      scores[mine, ] <- z[folds[rows] == k, , drop = FALSE] %*% fold_fits[[k]]$coefficients +
+        rep(fold_fits[[k]]$intercept, each = length(mine))
+    }
+  }
+  fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
+                  weights %||% rep(1, nrow(x)))
+}
+
+# The calibration model's inputs: for two classes the scores are opposite
+# (+1 / -1 codes), so only the second class's is kept.
+calibration_inputs <- function(scores) {
+  scores <- as.matrix(scores)
+  if (ncol(scores) == 2) scores[, 2, drop = FALSE] else scores
+}
+
+# Multinomial logistic regression of `labels` (class numbers) on `inputs`
+# by Newton's method with step halving, with a small ridge penalty on the
+# slopes (1e-3 * ||B||^2, so that separable classes give finite
+# coefficients). Small: (1 + p) x (K - 1) parameters.
+fit_calibration <- function(inputs, labels, weights, penalty = 1e-3, max_iter = 100) {
+  k <- max(labels, 2L)
+  design <- cbind(1, inputs)
+  d <- ncol(design)
+  onehot <- outer(labels, seq_len(k), "==") * 1
+  ridge <- rep(c(0, rep(penalty, d - 1)), k - 1)
+  links_of <- function(theta) cbind(0, design %*% matrix(theta, d, k - 1))
+  objective <- function(theta) {
+    links <- links_of(theta)
+    shift <- row_max(links)
+    log_p <- links - shift - log(rowSums(exp(links - shift)))
+    -sum(weights * rowSums(onehot * log_p)) + sum(ridge * theta^2)
+  }
+  theta <- numeric(d * (k - 1))
+  value <- objective(theta)
+  for (iteration in seq_len(max_iter)) {
+    p <- softmax_rows(links_of(theta))
+    gradient <- c(crossprod(design, weights * (p - onehot)[, -1, drop = FALSE])) + 2 * ridge * theta
+    hessian <- matrix(0, length(theta), length(theta))
+    for (a in 2:k) for (b in 2:k) {
+      block <- weights * p[, a] * ((a == b) - p[, b])
+      hessian[(a - 2) * d + seq_len(d), (b - 2) * d + seq_len(d)] <- crossprod(design, block * design)
+    }
+    hessian <- hessian + diag(2 * ridge + 1e-12, length(theta))
+    step <- solve(hessian, gradient)
+    t <- 1
+    repeat {
+      candidate <- theta - t * step
+      new_value <- objective(candidate)
+      if (new_value <= value || t < 1e-8) break
+      t <- t / 2
+    }
+    theta <- candidate
+    change <- value - new_value
+    value <- new_value
+    if (abs(change) <= 1e-12 * max(abs(value), 1)) break
+  }
+  cbind(0, matrix(theta, d, k - 1))
+}
+
+# Probabilities from least-squares scores (n x K) and a calibration.
+calibrated_probabilities <- function(scores, calibration, levels) {
+  prob <- softmax_rows(cbind(1, calibration_inputs(scores)) %*% calibration)
+  dimnames(prob) <- list(rownames(scores), levels)
+  prob
+}

@@ -1,0 +1,79 @@
+# Kernel logistic regression on chunked data: a logistic source (the
+# interface of memory_logistic_source(), R/krr_logistic.R) whose passes read
+# the chunks through for_each_chunk_task() (R/chunked_future.R), in this
+# process or as futures. The statistics pass is chunked_statistics(); each
+# gradient pass sends every chunk the current coefficients (D x K numbers)
+# and gets back its partial log-loss and gradient, added in chunk order, so
+# the fit does not depend on the engine. With CV, chunk i belongs to fold
+# (i - 1) %% n_folds + 1, as for least squares.
+
+# The fit of krr_fit.kitchen_chunked(loss = "logistic"): the search result
+# of logistic_search(), with `stats$chunks` (response, columns) and
+# `stats$rows` for new_krr_fit().
+chunked_logistic_fit <- function(data, map, sigmas, lambda, n_folds, tol, max_iter, block_size,
+                                 engine, verbose, call) {
+  first_pass <- new.env()
+  seen <- new.env()  # what the statistics pass learnt: classes, columns, rows
+  search <- logistic_search(map, sigmas, function(candidate) {
+    chunked_logistic_source(data, candidate, n_folds, block_size, engine, verbose, call,
+                            first_pass, seen)
+  }, NULL, lambda, n_folds, tol, max_iter, verbose)
+  search$stats <- list(chunks = seen$chunks, rows = seen$rows, n = seen$n)
+  search
+}
+
+chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verbose, call,
+                                    first_pass, seen) {
+  list(
+    statistics = function(by_fold) {
+      stats <- chunked_statistics(data, map, if (by_fold) n_folds, block_size, engine, verbose,
+                                  call = call, first_pass = first_pass)
+      if (!identical(stats$chunks$response$type, "class")) {
+        abort_arg("{.code loss = \"logistic\"} needs class labels (a factor or character {.field y} in each chunk), not numbers.",
+                  call = call)
+      }
+      seen$chunks <- stats$chunks
+      seen$rows <- stats$rows
+      seen$n <- stats$n
+      stats
+    },
+    gradient = function(state, part = NULL) {
+      args <- list(map = map, col_names = seen$chunks$col_names,
+                   levels = seen$chunks$response$levels, state = state, part = part,
+                   n_folds = n_folds, block_size = block_size, what = "holds bad data")
+      out <- NULL
+      for_each_chunk_task(data, "logistic_chunk_gradient", args, engine = engine,
+                          verbose = FALSE, call = call, consume = function(value, i) {
+        if (!is.null(value)) out <<- if (is.null(out)) value else sum_logistic_gradients(out, value)
+      })
+      out
+    })
+}
+
+# The task run on each chunk (maybe in a worker): its partial log-loss,
+# correct weight and gradient at `state` (logistic_gradient()), or NULL for a
+# chunk outside `part` (list(fold, side), NULL for all chunks).
+logistic_chunk_gradient <- function(chunk, i, map, col_names, levels, state, part, n_folds,
+                                    block_size, n_threads) {
+  if (!is.null(part)) {
+    in_fold <- (i - 1) %% n_folds + 1 == part$fold
+    if (in_fold != (part$side == "test")) return(NULL)
+  }
+  if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
+  x <- match_chunk_columns(map_input(map, chunk$x, arg = "x"), col_names)
+  labels <- match(as.character(chunk$y), levels)
+  if (anyNA(labels)) {
+    abort_arg("{.arg y} holds labels that were not seen on the first pass over the data.")
+  }
+  if (length(labels) != nrow(x)) {
+    abort_arg("{.arg y} must have one value per row of {.arg x} ({nrow(x)}), not {length(labels)}.")
+  }
+  onehot <- 1 * outer(labels, seq_along(levels), "==")
+  weights <- check_weights(chunk$weights, nrow(x), arg = "weights") %||% rep(1, nrow(x))
+  logistic_gradient(map, x, onehot, weights, state, block_size, resolve_threads(n_threads))
+}
+
+sum_logistic_gradients <- function(a, b) {
+  list(log_loss = a$log_loss + b$log_loss, correct = a$correct + b$correct,
+       zg = a$zg + b$zg, g0 = a$g0 + b$g0)
+}

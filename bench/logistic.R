@@ -1,0 +1,142 @@
+# Kernel logistic regression (krr_fit(loss = "logistic")) against the
+# least-squares fit's calibrated probabilities (predict(type = "prob") of
+# the default squared loss) with the same map, on the classification data
+# sets of bench/defaults.R (iris, Sonar, Pima, Ionosphere, CoverType): held-out
+# log-loss, accuracy and Brier score, next to kernlab's
+# ksvm(prob.model = TRUE) where n <= 20,000; fit time of both kitchen fits
+# side by side (medians of interleaved runs) and their peak R memory.
+#
+# Both kitchen fits: rff map with D features (2048 for CoverType, 1000
+# otherwise; bandwidth as rff() chooses it), lambda by 5-fold CV with the
+# same folds (the least squares on its squared error, the logistic fit on
+# its held-out log-loss), 2 threads.
+#
+# Run from the repository root:
+#   nice -n 10 Rscript bench/logistic.R
+#   KITCHEN_BENCH_COVTYPE_TRAIN=20000 sets CoverType's training rows (default
+#   5,000; its test rows are 10,000), KITCHEN_BENCH_COVTYPE_D its feature
+#   count (default 2048), KITCHEN_BENCH_D that of the other sets (default
+#   1000); KITCHEN_BENCH_REPEATS=3 the timed runs per fit on the small sets
+#   (CoverType: 1).
+# The shared CoverType file is the binary version (class 2 against the rest),
+# so the multinomial case is iris's 3 classes here.
+# Needs mlbench, modeldata, kernlab (as bench/defaults.R).
+
+source(file.path("bench", "defaults.R"))  # data sets and model_design(); its main part does not run
+
+covtype_train <- as.integer(Sys.getenv("KITCHEN_BENCH_COVTYPE_TRAIN", "5000"))
+repeats <- as.integer(Sys.getenv("KITCHEN_BENCH_REPEATS", "3"))
+covtype_d <- as.integer(Sys.getenv("KITCHEN_BENCH_COVTYPE_D", "2048"))
+small_d <- as.integer(Sys.getenv("KITCHEN_BENCH_D", "1000"))
+
+class_sets <- function() {
+  sets <- load_datasets()
+  names(sets) <- vapply(sets, `[[`, "", "name")
+  sets <- sets[c("iris", "Sonar", "Pima", "Ionosphere", "CoverType")]
+  cover <- sets[["CoverType"]]
+  set.seed(7)
+  rows <- sample(c(cover$train, cover$test), covtype_train + 10000)
+  cover$train <- rows[seq_len(covtype_train)]
+  cover$test <- rows[-seq_len(covtype_train)]
+  sets[["CoverType"]] <- cover
+  sets
+}
+
+scores_of <- function(prob, y) {
+  prob <- as.matrix(prob)[, levels(y), drop = FALSE]
+  onehot <- outer(as.integer(y), seq_along(levels(y)), "==") * 1
+  picked <- pmax(prob[cbind(seq_along(y), as.integer(y))], 1e-15)
+  c(log_loss = -mean(log(picked)),
+    accuracy = mean(levels(y)[max.col(prob, "first")] == as.character(y)),
+    brier = mean(rowSums((prob - onehot)^2)))
+}
+
+# Seconds and peak R memory (MB, Ncells + Vcells "max used" past the start)
+# of one call.
+measured <- function(f) {
+  invisible(gc(reset = TRUE))
+  before <- sum(gc()[, 2])
+  started <- proc.time()[["elapsed"]]
+  value <- f()
+  seconds <- proc.time()[["elapsed"]] - started
+  peak <- sum(gc()[, 6]) - before
+  list(value = value, seconds = seconds, memory = peak)
+}
+
+run_set <- function(set) {
+  design <- model_design(set)
+  # model.matrix() can repeat a name (Ionosphere's V1 factor and V11); maps match columns by name.
+  colnames(design$train) <- colnames(design$test) <- make.unique(colnames(design$train))
+  y_train <- set$frame[set$train, set$response]
+  y_test <- set$frame[set$test, set$response]
+  d <- if (set$name == "CoverType") covtype_d else small_d
+  map <- rff(design$train, d, seed = 1)
+  folds <- local({ set.seed(11); sample(rep_len(1:5, length(set$train))) })
+  fit_with <- function(loss) function() {
+    krr_fit(design$train, y_train, map, loss = loss, folds = folds, n_threads = threads,
+            verbose = FALSE)
+  }
+  runs <- if (set$name == "CoverType") 1 else repeats
+  times <- matrix(NA_real_, runs, 2, dimnames = list(NULL, c("squared", "logistic")))
+  memory <- times
+  for (r in seq_len(runs)) {  # interleaved, so that both see the same load
+    for (loss in c("squared", "logistic")) {
+      m <- measured(fit_with(loss))
+      times[r, loss] <- m$seconds
+      memory[r, loss] <- m$memory
+      if (loss == "squared") squared <- m$value else logistic <- m$value
+    }
+  }
+  rows <- list(
+    data.frame(method = "least squares, calibrated", t(scores_of(
+      predict(squared, design$test, type = "prob", n_threads = threads), y_test))),
+    data.frame(method = "logistic", t(scores_of(
+      predict(logistic, design$test, type = "prob", n_threads = threads), y_test))))
+  if (length(set$train) <= 20000) {
+    set.seed(1)
+    svm <- measured(function() {
+      kernlab::ksvm(design$train, y_train, prob.model = TRUE)
+    })
+    prob <- kernlab::predict(svm$value, design$test, type = "probabilities")
+    rows[[3]] <- data.frame(method = "ksvm(prob.model = TRUE)", t(scores_of(prob, y_test)))
+  }
+  out <- do.call(rbind, rows)
+  out$seconds <- c(stats::median(times[, "squared"]), stats::median(times[, "logistic"]),
+                   if (nrow(out) == 3) svm$seconds)
+  out$memory_mb <- c(stats::median(memory[, "squared"]), stats::median(memory[, "logistic"]),
+                     if (nrow(out) == 3) svm$memory)
+  out$time_ratio <- c(NA, stats::median(times[, "logistic"] / times[, "squared"]), NA)[seq_len(nrow(out))]
+  cbind(data = set$name, n_train = length(set$train), n_test = length(set$test),
+        classes = nlevels(y_train), D = d, out,
+        lambda = c(squared$lambda, logistic$lambda, NA)[seq_len(nrow(out))],
+        passes = c(NA, logistic$logistic$passes, NA)[seq_len(nrow(out))])
+}
+
+if (sys.nframe() == 0L) {
+  load_before <- readLines("/proc/loadavg")
+  sets <- class_sets()
+  results <- do.call(rbind, lapply(sets, function(set) {
+    message(sprintf("%s: %d training, %d test rows", set$name, length(set$train), length(set$test)))
+    out <- run_set(set)
+    print(out)
+    out
+  }))
+  fmt <- function(v, digits = 4) ifelse(is.na(v), "-", formatC(v, digits = digits, format = "fg"))
+  table <- c("| data | n train / test | K | D | method | log-loss | accuracy | Brier | fit s | logistic / LS time | peak MB | lambda |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|",
+             sprintf("| %s | %d / %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |",
+                     results$data, results$n_train, results$n_test, results$classes, results$D,
+                     results$method, fmt(results$log_loss), fmt(results$accuracy),
+                     fmt(results$brier), fmt(results$seconds, 3), fmt(results$time_ratio, 3),
+                     fmt(results$memory_mb, 3), fmt(results$lambda, 3)))
+  write_result(c("# Kernel logistic regression against calibrated least squares", "",
+                 sprintf("Command: `KITCHEN_BENCH_D=%d KITCHEN_BENCH_COVTYPE_D=%d KITCHEN_BENCH_COVTYPE_TRAIN=%d KITCHEN_BENCH_REPEATS=%d nice -n 10 Rscript bench/logistic.R`",
+                         small_d, covtype_d, covtype_train, repeats), "",
+                 machine_description(),
+                 sprintf("load average before / after: %s / %s", load_before,
+                         readLines("/proc/loadavg")), "",
+                 "Held-out log-loss, accuracy and Brier score (mean over rows of sum_k (p_k - y_k)^2).",
+                 "Fit seconds: medians of interleaved runs (CoverType: one run), 2 threads;",
+                 "peak MB: R heap (gc() max used) above the start of the fit.", "",
+                 table), "logistic.md")
+}
