@@ -87,7 +87,8 @@
 #'   weights, or `NULL` for none.
 #' @return An object of class `kitchen_chunked`.
 #' @seealso [read_chunk()] to read one chunk (for example to build a feature
-#'   map on it), [krr_fit()], [predict.kitchen_krr()].
+#'   map on it), [chunked_db()] and [chunked_parquet()] for databases and
+#'   Parquet files, [krr_fit()], [predict.kitchen_krr()].
 #' @export
 #' @examples
 #' set.seed(1)
