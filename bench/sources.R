@@ -6,15 +6,16 @@
 # pass that reads every chunk, and of krr_fit() end to end (read,
 # featurise, Z'Z, GCV), with the in-memory fit for reference. Sources
 # alternate within each repeat; medians of the repeats. The issue's size is
-# 4 chunks of 250,000 rows; --quick uses 4 chunks of 50,000. Run from the
-# repository root:
-#   Rscript bench/sources.R [--quick]
-# Results go to bench/results/sources.md (sources-quick.md).
+# 4 chunks of 250,000 rows; --quick uses 4 chunks of 50,000, --rows=N
+# chunks of N rows. Run from the repository root:
+#   Rscript bench/sources.R [--quick | --rows=N]
+# Results go to bench/results/sources.md (sources-quick.md, sources-N.md).
 
 suppressPackageStartupMessages(library(kitchen))
 source(file.path("bench", "common.R"))
 quick <- "--quick" %in% commandArgs(TRUE) || nzchar(Sys.getenv("KITCHEN_BENCH_QUICK"))
-rows <- if (quick) 50000 else 250000
+rows_arg <- sub("^--rows=", "", grep("^--rows=", commandArgs(TRUE), value = TRUE))
+rows <- if (length(rows_arg)) as.numeric(rows_arg) else if (quick) 50000 else 250000
 n_chunks <- 4; d <- 10; n_features <- 256; repeats <- 3
 for (p in c("data.table", "nanoparquet", "RSQLite")) stopifnot(requireNamespace(p, quietly = TRUE))
 
@@ -110,4 +111,4 @@ write_result(c(
   "| source | size on disk (MB) | read (s) | fit (s) | fit / in memory | coefficients vs in memory (relative) |",
   "| --- | --- | --- | --- | --- | --- |",
   vapply(names_all, row_of, "")),
-  if (quick) "sources-quick.md" else "sources.md")
+  if (length(rows_arg)) sprintf("sources-%s.md", rows_arg) else if (quick) "sources-quick.md" else "sources.md")
