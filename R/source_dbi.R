@@ -78,7 +78,7 @@ chunked_db <- function(conn, query, chunk_size = 100000, x = NULL, y = NULL, wei
     if (any(vapply(formals(conn), identical, TRUE, quote(expr = )))) {
       abort_arg("{.arg conn} must be a connection or a function of no arguments that returns one; this function has arguments without defaults.")
     }
-  } else if (!methods::is(conn, "DBIConnection")) {
+  } else if (!inherits(conn, "DBIConnection")) {
     abort_arg("{.arg conn} must be a {.pkg DBI} connection or a function that returns one, not {.obj_type_friendly {conn}}.")
   } else if (!DBI::dbIsValid(conn)) {
     abort_arg("{.arg conn} is a connection that has been closed.")
@@ -134,7 +134,7 @@ db_connection <- function(data) {
 
 db_connect <- function(data) {
   conn <- data$connect()
-  if (!methods::is(conn, "DBIConnection")) {
+  if (!inherits(conn, "DBIConnection")) {
     abort_arg("{.arg conn} must return a {.pkg DBI} connection, not {.obj_type_friendly {conn}}.")
   }
   conn
