@@ -87,7 +87,8 @@
 #'   weights, or `NULL` for none.
 #' @return An object of class `kitchen_chunked`.
 #' @seealso [read_chunk()] to read one chunk (for example to build a feature
-#'   map on it), [krr_fit()], [predict.kitchen_krr()].
+#'   map on it), [chunked_db()] and [chunked_parquet()] for databases and
+#'   Parquet files, [krr_fit()], [predict.kitchen_krr()].
 #' @export
 #' @examples
 #' set.seed(1)
@@ -173,6 +174,13 @@ chunked_files <- function(paths, reader, x, y, weights = NULL, call = rlang::cal
                   x = "Unknown format: {.file {unknown}}."), call = call)
     }
   }
+  check_column_args(x, y, weights, call = call)
+  structure(list(kind = "files", source = paths, reader = reader, x = x, y = y, weights = weights),
+            class = "kitchen_chunked")
+}
+
+# The column names of a source of data frames (files, a database, Parquet).
+check_column_args <- function(x, y, weights, call = rlang::caller_env()) {
   if (!is.null(y) && (!is.character(y) || length(y) != 1L || is.na(y) || !nzchar(y))) {
     abort_arg("{.arg y} must be the name of the response column, not {.obj_type_friendly {y}}.",
               call = call)
@@ -191,8 +199,6 @@ chunked_files <- function(paths, reader, x, y, weights = NULL, call = rlang::cal
       abort_arg("{.arg x} must not include the response or weights column {.val {taken}}.", call = call)
     }
   }
-  structure(list(kind = "files", source = paths, reader = reader, x = x, y = y, weights = weights),
-            class = "kitchen_chunked")
 }
 
 # "csv", "rds" or NA, from the extension.
@@ -201,9 +207,14 @@ file_format <- function(paths) {
          ifelse(grepl("\\.rds$", paths, ignore.case = TRUE), "rds", NA_character_))
 }
 
-# Number of chunks, NA when only reading tells (function sources).
+# Number of chunks, NA when only reading tells (function sources, a query
+# read in chunks).
 n_chunks <- function(data) {
-  if (data$kind == "function") NA_integer_ else length(data$source)
+  switch(data$kind,
+    "function" = NA_integer_,
+    database = if (length(data$source) > 1) length(data$source) else NA_integer_,
+    parquet = nrow(data$row_groups),  # R/source_parquet.R
+    length(data$source))
 }
 
 #' Read one chunk of chunked data
@@ -223,6 +234,7 @@ read_chunk <- function(data, i = 1) {
     abort_arg("{.arg data} must be chunked data from {.fn chunked}, not {.obj_type_friendly {data}}.")
   }
   check_count(i)
+  on.exit(close_chunk_source(data))
   chunk_read(data, i)
 }
 
@@ -233,7 +245,7 @@ chunk_read <- function(data, i, call = rlang::caller_env()) {
 
 # The same, with errors as they come (the caller names the chunk).
 chunk_read_raw <- function(data, i) {
-  if (data$kind != "function" && i > length(data$source)) return(NULL)
+  if (data$kind %in% c("list", "files") && i > length(data$source)) return(NULL)
   switch(data$kind,
     list = chunk_fields(data$source[[i]]),
     "function" = {
@@ -243,7 +255,14 @@ chunk_read_raw <- function(data, i) {
       }
       if (!is.null(chunk)) chunk_fields(chunk)
     },
-    files = read_chunk_file(data, data$source[[i]]))
+    files = read_chunk_file(data, data$source[[i]]),
+    database = read_db_chunk(data, i),     # R/source_dbi.R
+    parquet = read_parquet_chunk(data, i))  # R/source_parquet.R
+}
+
+# After a pass over the data: a database source closes what it opened.
+close_chunk_source <- function(data) {
+  if (identical(data$kind, "database")) close_db_source(data)
 }
 
 # x and y of a chunk, and its weights when it has them.
@@ -258,12 +277,20 @@ read_chunk_file <- function(data, path) {
   if (!is.data.frame(frame)) {
     abort_arg("The file must hold a data frame, not {.obj_type_friendly {frame}}.")
   }
-  wanted <- c(data$x, data$y, data$weights)
-  absent <- setdiff(wanted, names(frame))
-  if (length(absent)) abort_arg("The file lacks column{?s} {.val {absent}}.")
-  x <- if (is.null(data$x)) setdiff(names(frame), c(data$y, data$weights)) else data$x
-  chunk_fields(list(x = frame[x], y = if (!is.null(data$y)) frame[[data$y]],
-                    weights = if (!is.null(data$weights)) frame[[data$weights]]))
+  chunk_from_frame(frame, data$x, data$y, data$weights)
+}
+
+# A chunk from a data frame and the names of its columns (NULL `x`: all
+# but `y` and `weights`). 64-bit integers (databases, Parquet) become
+# doubles.
+chunk_from_frame <- function(frame, x, y, weights, what = "file") {
+  absent <- setdiff(c(x, y, weights), names(frame))
+  if (length(absent)) abort_arg("The {what} lacks column{?s} {.val {absent}}.")
+  wide <- vapply(frame, inherits, TRUE, "integer64")
+  frame[wide] <- lapply(frame[wide], as.double)
+  if (is.null(x)) x <- setdiff(names(frame), c(y, weights))
+  chunk_fields(list(x = frame[x], y = if (!is.null(y)) frame[[y]],
+                    weights = if (!is.null(weights)) frame[[weights]]))
 }
 
 # Evaluates `expr`, turning any error into one that names chunk i (and its
@@ -272,9 +299,18 @@ with_chunk <- function(data, i, what, expr, call = rlang::caller_env()) {
   tryCatch(expr, error = function(e) {
     # Our own checks ran in internal helpers: their names would only confuse.
     if (inherits(e, "kitchen_error_argument")) e$call <- NULL
-    where <- if (data$kind == "files") sprintf(" (%s)", data$source[[i]]) else ""
+    where <- chunk_where(data, i)
     abort_arg("Chunk {i}{where} {what}.", parent = e, call = call)
   })
+}
+
+# Where chunk i comes from, for messages: its file, query rows or row group.
+chunk_where <- function(data, i) {
+  switch(data$kind,
+    files = sprintf(" (%s)", data$source[[i]]),
+    database = db_chunk_where(data, i),
+    parquet = parquet_chunk_where(data, i),
+    "")
 }
 
 #' @export
@@ -290,7 +326,9 @@ print.kitchen_chunked <- function(x, ...) {
       reader = if (is.null(x$reader)) csv_reader_label() else "user function",
       response = if (is.null(x$y)) "none" else sprintf("column \"%s\"", x$y),
       weights = if (!is.null(x$weights)) sprintf("column \"%s\"", x$weights),
-      predictors = if (is.null(x$x)) "all other columns" else paste(x$x, collapse = ", ")))
+      predictors = if (is.null(x$x)) "all other columns" else paste(x$x, collapse = ", ")),
+    database = db_print_fields(x),
+    parquet = parquet_print_fields(x))
   print_map_fields(fields)
   invisible(x)
 }

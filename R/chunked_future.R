@@ -79,6 +79,7 @@ for_each_chunk_task <- function(data, task, args, consume, engine, verbose, call
   fetch <- if (engine$future) future_fetcher(data, task, args, engine$window) else
     function(i) run_chunk_task(data, i, get(task, mode = "function"), args)
   on.exit(if (!is.null(attr(fetch, "drain"))) attr(fetch, "drain")())
+  on.exit(close_chunk_source(data), add = TRUE)
   i <- 1
   repeat {
     out <- fetch(i)
@@ -144,8 +145,10 @@ run_chunk_job <- function(job) {
 
 # What a worker needs to read chunk i: for a list source, that chunk only
 # (the others left NULL, so chunk numbers keep their meaning); a function
-# with its environment; files by their paths.
+# with its environment; files by their paths; a database source with the
+# function that connects (R/source_dbi.R).
 chunk_for_worker <- function(data, i) {
+  if (data$kind == "database") return(db_source_for_worker(data))
   if (data$kind == "list") {
     source <- vector("list", length(data$source))
     source[i] <- data$source[i]
@@ -154,16 +157,18 @@ chunk_for_worker <- function(data, i) {
   data
 }
 
-# A function source travels with its environment, but what it finds in the
-# global environment (variables, helper functions) does not: those are
-# found as future finds globals, and shipped as globals of each future.
+# A function source (or a database source's function that connects)
+# travels with its environment, but what it finds in the global environment
+# (variables, helper functions) does not: those are found as future finds
+# globals, and shipped as globals of each future.
 source_globals <- function(data) {
-  if (data$kind != "function") return(list(globals = list(), packages = NULL))
+  fn <- switch(data$kind, "function" = data$source, database = data$connect)
+  if (is.null(fn)) return(list(globals = list(), packages = NULL))
   env <- new.env(parent = globalenv())
-  env$source_fn <- data$source
+  env$source_fn <- fn
   found <- future::getGlobalsAndPackages(quote(source_fn(1L)), envir = env, globals = TRUE)
   names <- setdiff(names(found$globals), "source_fn")
-  names <- names[vapply(names, found_in_global, TRUE, env = environment(data$source))]
+  names <- names[vapply(names, found_in_global, TRUE, env = environment(fn))]
   list(globals = as.list(found$globals)[names], packages = found$packages)
 }
 

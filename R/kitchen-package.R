@@ -24,13 +24,15 @@
 #' Parallel functions take `n_threads`; see [kitchen_threads()] for how the
 #' default is chosen, and [kitchen_simd()] for the instruction sets in use.
 #'
-#' Start with the four vignettes: `vignette("kitchen")` (getting started:
+#' Start with the five vignettes: `vignette("kitchen")` (getting started:
 #' kernels, the three maps, fitting, lambda by GCV, classification,
 #' prediction, saving a model), `vignette("choosing-a-map")` (accuracy and
 #' cost of the three maps side by side), `vignette("how-it-works")`
 #' (Bochner's theorem, random binning and Fastfood, with numeric checks) and
-#' `vignette("scaling-out")` (data in chunks, larger than memory, fitted on a
-#' local cluster or a scheduler with \pkg{future}).
+#' `vignette("scaling-out")` (data in chunks, larger than memory, from files,
+#' Parquet folders or databases, fitted on a local cluster or a scheduler with
+#' \pkg{future}) and `vignette("tidymodels")` (tuning [kernel_ridge()] in a
+#' workflow).
 #'
 #' @references Rahimi, A. and Recht, B. (2007). Random features for
 #'   large-scale kernel machines. Advances in Neural Information Processing

@@ -14,6 +14,9 @@ rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
 export _R_CHECK_SYSTEM_CLOCK_=false
+# arrow and duckdb are suggested readers that tools/install-deps.sh does not
+# install (long builds); their tests skip, and the check runs without them.
+export _R_CHECK_FORCE_SUGGESTS_=false
 # The PDF manual in Times with the default monospace font: R's default also
 # asks for inconsolata.sty, which Debian ships only in the 500 MB
 # texlive-fonts-extra.

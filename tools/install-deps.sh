@@ -10,15 +10,20 @@
 # check does without it.
 set -euo pipefail
 
-# The last line: Suggests for the tidymodels, broom and data.table
-# integrations (parsnip and dials are not in Debian: they come from the
-# repository, with newer versions of some of their dependencies); tidyr and
-# ggplot2 are dependencies of parsnip listed so that apt, not a source build,
-# provides them.
+# The last lines: Suggests for the tidymodels, broom and data.table
+# integrations (parsnip, dials, tune, workflows and yardstick are not in
+# Debian: they come from the repository, with newer versions of some of their
+# dependencies; tidyr and ggplot2 are dependencies of parsnip listed so that
+# apt, not a source build, provides them), and for the database and Parquet
+# sources (DBI and RSQLite from Debian, nanoparquet from the repository).
+# arrow and duckdb, the other readers kitchen can use, are left out: each is
+# a long build (arrow also downloads its C++ library); their tests skip.
 r_packages=(
   Rcpp RcppEigen RcppParallel cli rlang Matrix testthat roxygen2 pkgbuild knitr
   rmarkdown processx future
   generics tibble recipes data.table tidyr ggplot2 parsnip dials
+  rsample tune workflows yardstick
+  DBI RSQLite nanoparquet
 )
 
 # The R packages of r_packages that are not installed.

@@ -165,3 +165,18 @@ test_that("a seed leaves the random stream alone; set.seed() reproduces calls wi
   rff(x, 16, seed = 3)
   expect_false(exists(".Random.seed", envir = globalenv(), inherits = FALSE))
 })
+
+test_that("a seed gives the same map under any generator, which it leaves as it was", {
+  x <- matrix(runif(60), 20, 3)
+  old <- RNGkind()
+  on.exit(RNGkind(old[1], old[2], old[3]), add = TRUE)
+  RNGkind("Mersenne-Twister", "Inversion", "Rejection")  # R's defaults
+  reference <- list(rff(x, 20, sigma = 1, seed = 7), fastfood(x, 16, sigma = 1, seed = 7))
+  RNGkind("L'Ecuyer-CMRG", "Box-Muller")  # tune fits its models under L'Ecuyer-CMRG
+  set.seed(3)
+  before <- .Random.seed
+  expect_identical(list(rff(x, 20, sigma = 1, seed = 7), fastfood(x, 16, sigma = 1, seed = 7)),
+                   reference)
+  expect_identical(RNGkind()[1:2], c("L'Ecuyer-CMRG", "Box-Muller"))
+  expect_identical(.Random.seed, before)
+})
