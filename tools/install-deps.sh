@@ -18,11 +18,13 @@ set -euo pipefail
 # sources (DBI and RSQLite from Debian, nanoparquet from the repository).
 # arrow and duckdb, the other readers kitchen can use, are left out: each is
 # a long build (arrow also downloads its C++ library); their tests skip.
+# RcppArmadillo is only there for tune's dependency GauPro: from apt it
+# saves the longest compile of the list.
 r_packages=(
   Rcpp RcppEigen RcppParallel cli rlang Matrix testthat roxygen2 pkgbuild knitr
   rmarkdown processx future
   generics tibble recipes data.table tidyr ggplot2 parsnip dials
-  rsample tune workflows yardstick
+  rsample tune workflows yardstick RcppArmadillo
   DBI RSQLite nanoparquet
 )
 
