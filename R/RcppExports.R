@@ -129,10 +129,6 @@ tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entri
     .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries)
 }
 
-scale_rows_in_place_cpp <- function(z, root) {
-    invisible(.Call(`_kitchen_scale_rows_in_place_cpp`, z, root))
-}
-
 sparse_problem_cpp <- function(x) {
     .Call(`_kitchen_sparse_problem_cpp`, x)
 }

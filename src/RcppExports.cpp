@@ -440,16 +440,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// scale_rows_in_place_cpp
-void scale_rows_in_place_cpp(SEXP z, Rcpp::NumericVector root);
-RcppExport SEXP _kitchen_scale_rows_in_place_cpp(SEXP zSEXP, SEXP rootSEXP) {
-BEGIN_RCPP
-    Rcpp::traits::input_parameter< SEXP >::type z(zSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type root(rootSEXP);
-    scale_rows_in_place_cpp(z, root);
-    return R_NilValue;
-END_RCPP
-}
 // sparse_problem_cpp
 SEXP sparse_problem_cpp(SEXP x);
 RcppExport SEXP _kitchen_sparse_problem_cpp(SEXP xSEXP) {
@@ -537,7 +527,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
     {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
-    {"_kitchen_scale_rows_in_place_cpp", (DL_FUNC) &_kitchen_scale_rows_in_place_cpp, 2},
     {"_kitchen_sparse_problem_cpp", (DL_FUNC) &_kitchen_sparse_problem_cpp, 1},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
