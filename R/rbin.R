@@ -157,6 +157,7 @@ rbin_features <- function(map, x, n_threads, call = rlang::caller_env()) {
   # full garbage collection (146 ms instead of 43 ms here, see NEWS).
   loadNamespace("Matrix")
   z <- rbin_sparse_cpp(cols, first, 1 / sqrt(n_grids), n_threads)
+  if (is.character(z)) abort_invalid_map("object", "kitchen_rbin", z, call = call)  # checks bypassed
   z@Dimnames <- list(rownames(x), NULL)
   missing <- rbin_unseen_cpp(cols)
   attr(z, "unseen") <- missing[[1]]
