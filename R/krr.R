@@ -222,10 +222,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   binned <- inherits(map, "kitchen_rbin")
   logistic <- loss == "logistic"
   if (logistic) check_logistic(response, map)
-  if (binned) {
-    x <- map_input(map, x, arg = "x")
-    if (!is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
-  }
+  if (binned) x <- map_input(map, x, arg = "x")
   if (!binned) check_gram_size(map$n_features)
   # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
   # every lambda choice is by CV.
@@ -239,10 +236,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
       memory_logistic_source(candidate, x, response$y, weights, folds, block_size, n_threads)
     }, response$levels, lambda, if (!is.null(folds)) max(folds), tol, max_iter, verbose)
   } else if (binned) {
-    solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads,
-                             verbose, weights)
-    search <- list(map = map, solution = solution, sigma_path = NULL,
-                   read = solution$features_time)
+    search <- binned_bandwidth_search(map, x, response$y, sigmas, lambda, folds, tol, max_iter,
+                                      n_threads, verbose, weights)  # R/krr_binned_search.R
   } else {
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds, weights)
