@@ -65,6 +65,10 @@ rbin_unseen_cpp <- function(cols) {
     .Call(`_kitchen_rbin_unseen_cpp`, cols)
 }
 
+rbin_merge_keys_cpp <- function(keys_a, n_bins_a, keys_b, n_bins_b) {
+    .Call(`_kitchen_rbin_merge_keys_cpp`, keys_a, n_bins_a, keys_b, n_bins_b)
+}
+
 rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_threads, simd) {
     .Call(`_kitchen_rff_features_cpp`, x, projection, center, phase, type, use_blas, n_threads, simd)
 }

@@ -11,7 +11,7 @@
 # K-fold CV; `weights` (or NULL) weighs the rows: every system below is
 # centred and solved with row weights (0 / 1 ones select CV folds).
 binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
-                         weights = NULL, cols = NULL, call = rlang::caller_env()) {
+                         weights = NULL, cols = NULL, top = NULL, call = rlang::caller_env()) {
   if (is.numeric(lambda) && any(lambda <= 0)) {
     # CG needs Z'Z + lambda I positive definite; Z'Z alone is singular.
     abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
@@ -27,7 +27,7 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   start <- matrix(0, map$n_features, ncol(y))
   if (!is.null(folds)) {
     path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose,
-                           weights)
+                           weights, top = top)
     lambda <- path$lambda[which.min(path$cv)]
     start <- attr(path, "start")
     attr(path, "start") <- NULL
@@ -80,8 +80,8 @@ binned_ops <- function(cols, value, n_features, n_threads, call = rlang::caller_
 # a warm start for the fit on all rows.
 binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_iter, verbose,
                            weights, patience = 2, use_folds = seq_len(max(folds)),
-                           cv_tol = 1e-3) {
-  lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features) else
+                           cv_tol = 1e-3, top = NULL) {
+  lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features, top) else
     sort(lambda, decreasing = TRUE)
   systems <- lapply(use_folds, function(k) binned_system(ops, weights * (folds != k), value))
   starts <- rep(list(matrix(0, n_features, ncol(y))), length(use_folds))
@@ -113,8 +113,12 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
 # Candidates for lambda: the mean eigenvalue of Z'Z is n / n_features
 # (every row has unit norm; with weights, n is their sum), and the grid spans six decades below ten
 # times it, descending so each solve starts from the previous solution.
-binned_lambdas <- function(n, n_features) {
-  (n / n_features) * 10^seq(1, -5, by = -0.5)
+# `top` (or NULL) cuts the grid above that multiple of n / n_features.
+binned_lambdas <- function(n, n_features, top = NULL) {
+  relative <- 10^seq(1, -5, by = -0.5)
+  # A warm start from a similar problem: the grid from `top` (relative) down.
+  if (!is.null(top)) relative <- relative[relative <= top * (1 + 1e-9) | relative == min(relative)]
+  (n / n_features) * relative
 }
 
 # The centred system on the rows weighted by `rows` (0 leaves a row out).

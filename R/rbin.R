@@ -46,7 +46,10 @@
 #'   of hashed columns per grid.
 #' @inheritParams kitchen_threads
 #' @param x Training data (a numeric matrix, a numeric data frame or a
-#'   `Matrix::dgCMatrix`), or, in hashed mode only, the input dimension.
+#'   `Matrix::dgCMatrix`), chunked data ([chunked()]: the bins occupied by
+#'   the rows of every chunk, read in two passes, as futures under a future
+#'   plan; the default `sigma` from up to 1000 rows of chunk 1), or, in
+#'   hashed mode only, the input dimension.
 #' @return An object of class `c("kitchen_rbin", "kitchen_map")`: a plain
 #'   list holding the kernel, the rescaling, the pitches and shifts (`d x
 #'   n_grids` matrices, in rescaled units) and, unless hashed, the keys of
@@ -81,6 +84,9 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
     check_column_count(as.numeric(n_grids) * n_buckets, "{.arg n_grids} x {.arg n_buckets}")
   }
   n_threads <- resolve_threads(n_threads)
+  if (inherits(x, "kitchen_chunked")) {
+    return(rbin_chunked(x, n_grids, kernel, sigma, scale, clip, n_buckets, seed, n_threads, ...))
+  }
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
   binning_pitch(kernel, 0)  # refuses kernels without a pitch law, before any work

@@ -231,6 +231,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// rbin_merge_keys_cpp
+SEXP rbin_merge_keys_cpp(Rcpp::RawVector keys_a, Rcpp::IntegerVector n_bins_a, Rcpp::RawVector keys_b, Rcpp::IntegerVector n_bins_b);
+RcppExport SEXP _kitchen_rbin_merge_keys_cpp(SEXP keys_aSEXP, SEXP n_bins_aSEXP, SEXP keys_bSEXP, SEXP n_bins_bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::RawVector >::type keys_a(keys_aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type n_bins_a(n_bins_aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::RawVector >::type keys_b(keys_bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type n_bins_b(n_bins_bSEXP);
+    rcpp_result_gen = Rcpp::wrap(rbin_merge_keys_cpp(keys_a, n_bins_a, keys_b, n_bins_b));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rff_features_cpp
 SEXP rff_features_cpp(SEXP x, Rcpp::NumericMatrix projection, Rcpp::NumericVector center, SEXP phase, int type, bool use_blas, int n_threads, int simd);
 RcppExport SEXP _kitchen_rff_features_cpp(SEXP xSEXP, SEXP projectionSEXP, SEXP centerSEXP, SEXP phaseSEXP, SEXP typeSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -378,6 +391,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
     {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},
     {"_kitchen_rbin_unseen_cpp", (DL_FUNC) &_kitchen_rbin_unseen_cpp, 1},
+    {"_kitchen_rbin_merge_keys_cpp", (DL_FUNC) &_kitchen_rbin_merge_keys_cpp, 4},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},

@@ -76,3 +76,40 @@ test_that("chunked rbin fits refuse what they cannot do", {
   expect_error(krr_fit(chunked(bad), map, lambda = 1, verbose = FALSE, parallel = "none"),
                "[Cc]hunk 2")
 })
+
+test_that("rbin() on chunked data merges the bins of every chunk", {
+  toy <- binned_chunk_toy(seed = 7)
+  data <- chunked(toy$chunks)
+  for (scale in c("none", "minmax", "standard")) {
+    memory <- rbin(toy$x, 25, sigma = 0.7, scale = scale, seed = 8, n_threads = 1)
+    from_chunks <- rbin(data, 25, sigma = 0.7, scale = scale, seed = 8, n_threads = 1)
+    expect_s3_class(from_chunks, "kitchen_rbin")
+    expect_equal(from_chunks$center, memory$center, tolerance = 1e-14)
+    expect_equal(from_chunks$scale, memory$scale, tolerance = 1e-14)
+    expect_identical(from_chunks$clip, memory$clip)
+    expect_identical(from_chunks$col_names, memory$col_names)
+    expect_identical(from_chunks$pitch, memory$pitch)
+    expect_identical(from_chunks$n_bins, memory$n_bins)
+    expect_identical(from_chunks$keys, memory$keys)
+    expect_identical(as.matrix(predict(from_chunks, toy$x[1:50, ])),
+                     as.matrix(predict(memory, toy$x[1:50, ])))
+  }
+  # A bin occupied only by a later chunk has a column: no training row is unseen.
+  first_only <- rbin(toy$chunks[[1]]$x, 25, sigma = 0.7, scale = "none", seed = 8)
+  expect_gt(attr(predict(first_only, toy$x), "rows_with_unseen"), 0)
+  expect_identical(attr(predict(from_chunks, toy$x), "rows_with_unseen"), 0)
+  # The default bandwidth comes from chunk 1's rows; hashed maps need one pass.
+  auto <- rbin(data, 10, seed = 9)
+  expect_equal(auto$kernel$sigma,
+               rbin(toy$chunks[[1]]$x, 10, seed = 9, scale = "standard")$kernel$sigma,
+               tolerance = 0.05)
+  hashed <- rbin(data, 10, sigma = 1, n_buckets = 32, seed = 9)
+  expect_identical(hashed$n_features, 320L)
+  # Chunked map, chunked fit: as in memory.
+  fit <- krr_fit(data, from_chunks, lambda = 0.1, n_threads = 1, verbose = FALSE, parallel = "none")
+  reference <- krr_fit(toy$x, toy$y, from_chunks, lambda = 0.1, n_threads = 1)
+  expect_lt(max(abs(fit$coefficients - reference$coefficients)), 1e-8)
+  bad <- toy$chunks
+  bad[[3]]$x <- bad[[3]]$x[, 1:2]
+  expect_error(rbin(chunked(bad), 10, sigma = 1), "[Cc]hunk 3")
+})

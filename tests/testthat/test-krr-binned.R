@@ -135,10 +135,21 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
   expect_equal(fit$coefficients, again$coefficients, tolerance = 1e-8)
   # A too narrow bandwidth loses to the others.
   expect_false(chosen == 0.25)
-  # "auto": the map's bandwidth times 1/4 to 4.
-  auto <- krr_fit(toy$x, toy$y, map, sigma = "auto", folds = folds, n_threads = 1)
-  expect_equal(auto$sigma_path$sigma, 2^(-2:2))
-  expect_lt(sqrt(mean((predict(auto, toy$x) - toy$y)^2)), 0.3)
+  # "auto": halvings (or doublings) of the map's bandwidth until the score
+  # rises; the chosen one does better than both its neighbours.
+  for (start in c(1, 16)) {
+    auto <- krr_fit(toy$x, toy$y, rbin(toy$x, 20, sigma = start, seed = 14), sigma = "auto",
+                    folds = folds, n_threads = 1)
+    path <- auto$sigma_path
+    expect_true(all(log2(path$sigma / start) %% 1 == 0))
+    expect_true(start %in% path$sigma)
+    best <- which.min(path$score)
+    expect_identical(auto$map$kernel$sigma, path$sigma[best])
+    expect_true(best > 1 && best < nrow(path))
+    expect_equal(path$sigma[best + c(-1, 1)], path$sigma[best] * c(0.5, 2))
+    expect_lt(sqrt(mean((predict(auto, toy$x) - toy$y)^2)), 0.3)
+  }
+  expect_true(nrow(path) >= 4)  # from 16, down to 1 or below
 })
 
 test_that("hashed maps take sigma candidates too", {
