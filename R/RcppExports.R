@@ -9,6 +9,10 @@ binned_crossprod_cpp <- function(cols, u, n_columns, value, n_threads) {
     .Call(`_kitchen_binned_crossprod_cpp`, cols, u, n_columns, value, n_threads)
 }
 
+binned_scores_cpp <- function(cols, coefficients, value, n_threads) {
+    .Call(`_kitchen_binned_scores_cpp`, cols, coefficients, value, n_threads)
+}
+
 binned_cg_cpp <- function(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads) {
     .Call(`_kitchen_binned_cg_cpp`, cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads)
 }

@@ -81,10 +81,11 @@
 #' iterations and residual. There is no eigendecomposition to compute GCV
 #' from, so with these maps `lambda = "gcv"`, `"cv"` or a vector of
 #' candidates all choose lambda by K-fold cross-validation (each candidate
-#' solved by CG, in C++, to a relative residual of `max(tol, 1e-3)`,
-#' warm-started from the previous one, largest lambda first; the path stops
-#' once the CV error has risen for two candidates past its minimum, and the
-#' final fit starts from the mean of the fold solutions); give a single
+#' solved by CG, in C++, to a relative residual of `max(tol, 1e-3)` or for
+#' at most 50 iterations, warm-started from the previous one, largest lambda
+#' first; the path stops once two candidates in a row have not lowered the
+#' CV error by 0.1%, and the final fit starts from the mean of the fold
+#' solutions); give a single
 #' number to skip it. Bandwidth candidates (`sigma`) change the bins, so
 #' each one's table of occupied bins is built again from the training rows;
 #' each is scored by the held-out error of fold 1 over the lambda path (a

@@ -73,14 +73,17 @@ binned_ops <- function(cols, value, n_features, n_threads, call = rlang::caller_
 # warm-started from its previous one. Like glmnet's path, it stops once
 # the CV error has risen for `patience` candidates in a row past its
 # minimum (the smallest lambdas need the most iterations); the candidates
-# not reached are dropped from the path. Fold solves stop at a relative
-# residual of max(tol, cv_tol): scores need less precision than the final
-# fit. `use_folds` scores on some folds only (a bandwidth screen); the
+# not reached are dropped from the path; a candidate that improves on the
+# best by less than a relative `gain` counts as no better. Fold solves stop
+# at a relative residual of max(tol, cv_tol) or after `cv_iter` iterations
+# (early stopping: the next lambda continues from there, and scores need
+# less precision than the final fit; without the cap, the small lambdas of
+# a too wide bandwidth took minutes on CoverType). `use_folds` scores on some folds only (a bandwidth screen); the
 # attribute "start" is the mean of the fold solutions at the best lambda,
 # a warm start for the fit on all rows.
 binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_iter, verbose,
                            weights, patience = 2, use_folds = seq_len(max(folds)),
-                           cv_tol = 1e-3, top = NULL) {
+                           cv_tol = 1e-3, cv_iter = 50, gain = 1e-3, top = NULL) {
   lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features, top) else
     sort(lambda, decreasing = TRUE)
   systems <- lapply(use_folds, function(k) binned_system(ops, weights * (folds != k), value))
@@ -93,7 +96,8 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
   for (l in seq_along(lambdas)) {
     sse <- 0
     for (f in seq_along(use_folds)) {
-      solved <- binned_solve(systems[[f]], y, lambdas[l], starts[[f]], cv_tol, max_iter)
+      solved <- binned_solve(systems[[f]], y, lambdas[l], starts[[f]], cv_tol,
+                             min(max_iter, cv_iter))
       starts[[f]] <- solved$coefficients
       held_out <- folds == use_folds[f]
       fitted <- binned_fitted(ops, systems[[f]], y, solved$coefficients)
@@ -103,7 +107,10 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
     if (verbose) cli::cli_progress_update(id = bar)
     best <- which.min(cv)
     if (best == l) best_start <- Reduce(`+`, starts) / length(starts)
-    if (l - best >= patience) break
+    # Candidates that do not improve on the best by a relative `gain` count
+    # as no better: a path that only creeps down stops too.
+    improved <- which(cv[seq_len(l)] < c(Inf, cummin(cv[seq_len(l - 1)]) * (1 - gain))[seq_len(l)])
+    if (l - max(improved) >= patience) break
   }
   reached <- !is.na(cv)
   structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached]),

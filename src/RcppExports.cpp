@@ -39,6 +39,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// binned_scores_cpp
+SEXP binned_scores_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix coefficients, double value, int n_threads);
+RcppExport SEXP _kitchen_binned_scores_cpp(SEXP colsSEXP, SEXP coefficientsSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
+    Rcpp::traits::input_parameter< double >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(binned_scores_cpp(cols, coefficients, value, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // binned_cg_cpp
 SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::NumericVector zbar, Rcpp::NumericVector diagonal, Rcpp::NumericVector b, Rcpp::NumericVector start, double lambda, double value, double tol, int max_iter, int n_threads);
 RcppExport SEXP _kitchen_binned_cg_cpp(SEXP colsSEXP, SEXP rowsSEXP, SEXP zbarSEXP, SEXP diagonalSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambdaSEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
@@ -377,6 +390,7 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
+    {"_kitchen_binned_scores_cpp", (DL_FUNC) &_kitchen_binned_scores_cpp, 4},
     {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 11},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},

@@ -6,6 +6,7 @@
 #include <Rcpp.h>
 
 #include <atomic>
+#include <cmath>
 
 #include "kitchen/binned_products.hpp"
 #include "parallel_chunks.h"
@@ -57,5 +58,37 @@ SEXP binned_crossprod_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector u, doubl
     if (!kitchen::binned_crossprod(c, n, value, up, n_col, begin, end, o)) ok = false;
   });
   if (!ok) return Rf_mkString(bad_column_message);
+  return out;
+}
+
+// Scores of rows from their bin columns: out[i, j] = value * sum over grids
+// of coefficients[cols[i, g], j], reading only the coefficients the rows
+// use (a fit's predict() of a few rows costs O(n_grids), whatever the
+// number of bins). Returns a string if a column number is bad or a
+// coefficient used is not finite (the fit's checks leave those to us).
+// [[Rcpp::export(rng = false)]]
+SEXP binned_scores_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix coefficients, double value,
+                       int n_threads) {
+  const std::size_t n = cols.nrow(), n_grids = cols.ncol();
+  const std::size_t n_col = coefficients.nrow(), k = coefficients.ncol();
+  Rcpp::NumericMatrix out(Rcpp::no_init(n, k));
+  const int* c = cols.begin();
+  std::atomic<bool> ok(true);
+  for (std::size_t j = 0; j < k; ++j) {
+    const double* w = coefficients.begin() + j * n_col;
+    double* o = out.begin() + j * n;
+    kitchen_glue::parallel_for_chunks(n, 2.0 * n_grids, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      if (!kitchen::binned_times(c, n, n_grids, value, w, n_col, begin, end, o)) ok = false;
+    });
+  }
+  if (!ok) return Rf_mkString(bad_column_message);
+  for (std::size_t i = 0; i < n * k; ++i) {
+    // A sum of finite coefficients times a finite value is finite unless
+    // it overflows; NaN or Inf here means a coefficient used was not finite.
+    if (!std::isfinite(out[i])) {
+      return Rf_mkString("{.field coefficients} must be a matrix of finite doubles (one row per feature of {.field map}).");
+    }
+  }
   return out;
 }

@@ -221,3 +221,16 @@ test_that("the binned product glue checks every column number, not only sizes", 
   expect_match(kitchen:::rbin_sparse_cpp(cols, replace(first, 2, 0.5), 0.1, 1L), "whole")
   expect_match(kitchen:::rbin_sparse_cpp(cols, first + 1, 0.1, 1L), "from 0")
 })
+
+test_that("predict() of a binned fit checks the coefficients its rows use", {
+  cols <- kitchen:::rbin_columns(bin_map, x[1:2, ], 1L)
+  broken <- binned_fit
+  broken$coefficients[cols[1, 1] + 1, 1] <- NaN
+  expect_error(predict(broken, x[1:2, ]), "coefficients")
+  expect_error(coef(broken), "coefficients")
+  expect_error(print(broken), "coefficients")
+  expect_error(kitchen:::binned_scores_cpp(cols, binned_fit$coefficients[1:3, , drop = FALSE], 0.1, 1L),
+               NA)  # a string, not an error
+  expect_match(kitchen:::binned_scores_cpp(cols, binned_fit$coefficients[1:3, , drop = FALSE], 0.1, 1L),
+               "column numbers")
+})
