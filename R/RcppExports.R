@@ -9,6 +9,14 @@ binned_crossprod_cpp <- function(cols, u, n_columns, value, n_threads) {
     .Call(`_kitchen_binned_crossprod_cpp`, cols, u, n_columns, value, n_threads)
 }
 
+binned_scores_cpp <- function(cols, coefficients, value, n_threads) {
+    .Call(`_kitchen_binned_scores_cpp`, cols, coefficients, value, n_threads)
+}
+
+binned_cg_cpp <- function(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads) {
+    .Call(`_kitchen_binned_cg_cpp`, cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads)
+}
+
 clip_columns_cpp <- function(x, low, high) {
     .Call(`_kitchen_clip_columns_cpp`, x, low, high)
 }
@@ -103,6 +111,10 @@ rbin_sparse_cpp <- function(cols, grid_first, value, n_threads) {
 
 rbin_unseen_cpp <- function(cols) {
     .Call(`_kitchen_rbin_unseen_cpp`, cols)
+}
+
+rbin_merge_keys_cpp <- function(keys_a, n_bins_a, keys_b, n_bins_b) {
+    .Call(`_kitchen_rbin_merge_keys_cpp`, keys_a, n_bins_a, keys_b, n_bins_b)
 }
 
 rff_map_problem_cpp <- function(map) {

@@ -352,18 +352,26 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
     abort_arg("Arguments in {.arg ...} are not used with chunked data (the map must already be built).")
   }
   map <- chunked_map(if (!missing(features)) features)
-  check_gram_size(map$n_features)
+  binned <- inherits(map, "kitchen_rbin")
+  if (!binned) check_gram_size(map$n_features)
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
   loss <- match_choice(loss, c("squared", "logistic"))
   logistic <- loss == "logistic"
+  if (logistic) check_logistic_map(map)
   # The logistic loss has no GCV: every lambda choice is by CV.
   logistic_cv <- logistic && !(is.numeric(lambda) && length(lambda) == 1)
   if (logistic && is.character(lambda)) lambda <- "cv"
   if (identical(lambda, "cv") || logistic_cv) check_count(n_folds, min = 2)
-  if (missing(lambda)) lambda <- chunked_default_lambda(x, n_folds)
+  if (missing(lambda) && !binned) lambda <- chunked_default_lambda(x, n_folds)
   engine <- chunk_engine(parallel, n_threads)
+  if (binned) {
+    check_positive(tol)
+    check_count(max_iter)
+    return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, n_threads, verbose,
+                              engine, call))  # R/krr_binned_chunked.R
+  }
   ard <- NULL
   if (identical(sigma, "ard")) {
     ard <- ard_map_chunked(map, x, resolve_threads(n_threads))  # R/ard.R
@@ -406,11 +414,6 @@ chunked_map <- function(features, call = rlang::caller_env()) {
               call = call)
   }
   validate_map(features, arg = "features", deep = TRUE, call = call)
-  if (inherits(features, "kitchen_rbin")) {
-    abort_arg(c("Random binning maps ({.fn rbin}) are not available with chunked data yet.",
-                i = "Use an {.fn rff} or {.fn fastfood} map, or fit in memory."), call = call)
-  }
-  features
 }
 
 # One pass over the chunks: the sufficient statistics of krr_statistics(),

@@ -21,6 +21,7 @@ hold_fit_workspace <- function(frame = parent.frame()) {
 fit_pass <- function(map, k, n_sets, settings, call = rlang::caller_env()) {
   pass <- fit_pass_cpp(map, as.integer(k), as.integer(n_sets), settings)
   if (is.character(pass)) abort_invalid_map("features", class(map)[1], pass, call = call)
+  attr(pass, "n_threads") <- settings$n_threads  # for maps whose features R makes
   pass
 }
 
@@ -31,7 +32,11 @@ fit_block <- function(pass, map, x, rows, y, w, set, call = rlang::caller_env())
   root <- if (!is.null(w)) sqrt(w)
   if (!is.null(root)) y <- root * y
   rows <- as.integer(rows)
-  if (inherits(x, "dgCMatrix")) {
+  if (!inherits(map, c("kitchen_rff", "kitchen_fastfood"))) {
+    # Other dense maps (nystrom()): their features from predict(), summed here.
+    x <- predict(map, x[rows, , drop = FALSE], n_threads = attr(pass, "n_threads"))
+    rows <- seq_len(nrow(x))
+  } else if (inherits(x, "dgCMatrix")) {
     if (!identical(rows, seq_len(nrow(x)))) x <- x[rows, , drop = FALSE]
     if (inherits(map, "kitchen_fastfood")) x <- Matrix::t(x)  # its core reads rows as columns
     rows <- seq_len(length(rows))

@@ -106,18 +106,32 @@
 #' iterations and residual. There is no eigendecomposition to compute GCV
 #' from, so with these maps `lambda = "gcv"`, `"cv"` or a vector of
 #' candidates all choose lambda by K-fold cross-validation (each candidate
-#' solved by CG to a relative residual of `max(tol, 1e-4)`, warm-started
-#' from the previous one, largest lambda first; the path stops once the CV
-#' error has risen for three candidates past its minimum); give a single
-#' number to skip it.
+#' solved by CG, in C++, to a relative residual of `max(tol, 1e-3)` or for
+#' at most 50 iterations, warm-started from the previous one, largest lambda
+#' first; the path stops once two candidates in a row have not lowered the
+#' CV error by 0.1%, and the final fit starts from the mean of the fold
+#' solutions); give a single
+#' number to skip it. Bandwidth candidates (`sigma`) change the bins, so
+#' each one's table of occupied bins is built again from the training rows;
+#' each is scored by the held-out error of fold 1 over the lambda path (a
+#' screen costing one fold's path, not K), and the best gets the full K-fold
+#' CV over lambda. With `sigma = "auto"` the map's bandwidth is halved while
+#' that error falls (the median-distance bandwidth of [rbin()] is far wider
+#' than binning needs), or doubled if the first halving does worse.
+#' `sigma_path` lists the bandwidths screened with their scores.
 #'
 #' **Chunked data** ([chunked()]) are read one chunk at a time, so the data
 #' need never fit in memory: each chunk is checked, featurised in blocks and
 #' added to the same sufficient statistics, giving the same fit as the bound
 #' data in memory (up to rounding). `features` must then be a map already
-#' built ([rff()] or [fastfood()]; for example on the first chunk, see
-#' [read_chunk()]): random binning maps are not available with chunked data
-#' yet. Every bandwidth candidate in `sigma` reads the chunks once more. With
+#' built ([rff()], [fastfood()] or [rbin()]; for example on the first chunk, see
+#' [read_chunk()]). Every bandwidth candidate in `sigma` reads the chunks
+#' once more. With an [rbin()] map, each chunk is read once and gives the
+#' bin column of each row per grid (4 bytes a row and grid), which the main
+#' process holds for the conjugate-gradient iterations (reading the chunks
+#' on each of hundreds of iterations would cost far more); the fit equals
+#' the in-memory one, and `sigma` must be `NULL` (the map's bins are fixed
+#' by its bandwidth). With
 #' `lambda = "cv"`, whole chunks are assigned to folds in turn (chunk `i` to
 #' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
 #' chunks; `folds` cannot be given. When `lambda` is not given, chunked data
@@ -178,8 +192,8 @@
 #'   `features`, the one chosen on a subsample, see "What the defaults
 #'   do"); a vector of candidate
 #'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
-#'   and 4. Needs `lambda = "gcv"`, `"cv"` or a vector of candidates, and a
-#'   map whose bandwidth can be rescaled ([rff()] or [fastfood()]). Or
+#'   and 4 (for [rbin()] maps: halvings of it while they score better, see
+#'   Details). Needs `lambda = "gcv"`, `"cv"` or a vector of candidates. Or
 #'   `"ard"` to learn one bandwidth per input column from the training rows
 #'   (automatic relevance determination; any map, see Details and
 #'   [relevance()]).
@@ -195,7 +209,7 @@
 #'   uses futures (under `plan(sequential)` they run in this process);
 #'   `"none"` never does.
 #' @param tol,max_iter Relative residual at which conjugate gradients stop,
-#'   and their iteration cap, for [rbin()] maps; with `loss = "logistic"`,
+#'   and their iteration cap, for [rbin()] maps (in memory or chunked); with `loss = "logistic"`,
 #'   the relative change of the objective between steps at which the
 #'   solver stops, and its cap on passes over the data.
 #' @param ... Arguments for the map constructor when `features` is a name.
@@ -259,7 +273,6 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   # Checked above; matched to the map's columns and clipped once here: the
   # passes below and the fitted values take these rows as they are.
   x <- map_input(map, x, arg = "x", checked = TRUE)
-  if (binned && !is.null(sigmas[[1]])) rescale_bandwidth(map, sigmas[[1]])  # refuses rbin maps
   if (!binned) check_gram_size(map$n_features)
   # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
   # every lambda choice is by CV.
@@ -273,10 +286,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
       memory_logistic_source(candidate, x, response$y, weights, folds, block_size, n_threads)
     }, response$levels, lambda, if (!is.null(folds)) max(folds), tol, max_iter, verbose)
   } else if (binned) {
-    solution <- binned_ridge(map, x, response$y, lambda, folds, tol, max_iter, n_threads,
-                             verbose, weights)
-    search <- list(map = map, solution = solution, sigma_path = NULL,
-                   read = solution$features_time)
+    search <- binned_bandwidth_search(map, x, response$y, if (identical(sigma, "auto")) "auto" else sigmas,
+                                      lambda, folds, tol, max_iter, n_threads, verbose, weights)  # R/krr_binned_search.R
   } else {
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds, weights)
@@ -777,8 +788,11 @@ predict_rows <- function(object, x, n_threads, block_size, verbose, label = "Pre
   for (start in seq(1, max(n, 1), by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
     if (n == 0) break
-    z <- map_features(object$map, x[rows, , drop = FALSE], n_threads)
-    out[rows, ] <- as.matrix(z %*% object$coefficients)  # rbin features are sparse
+    out[rows, ] <- if (inherits(object$map, "kitchen_rbin")) {
+      binned_scores(object, x[rows, , drop = FALSE], n_threads)  # R/krr_binned_predict.R
+    } else {
+      map_features(object$map, x[rows, , drop = FALSE], n_threads) %*% object$coefficients
+    }
     if (!is.null(bar)) cli::cli_progress_update(set = max(rows), id = bar)
   }
   out + rep(object$intercept, each = n)  # as sweep(), without its R-level cost

@@ -6,11 +6,12 @@
 # 4 bytes a non-zero). The preconditioner is the diagonal of Zc'Zc + lambda I.
 
 # The fit, as krr_solve() returns it for dense maps, plus the solver's report
-# and the fitted values. `folds` (or NULL) scores the candidate lambdas by
+# and the fitted values. `cols` (or NULL) are the bin columns of x when
+# already known (chunked data). `folds` (or NULL) scores the candidate lambdas by
 # K-fold CV; `weights` (or NULL) weighs the rows: every system below is
 # centred and solved with row weights (0 / 1 ones select CV folds).
 binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
-                         weights = NULL, call = rlang::caller_env()) {
+                         weights = NULL, cols = NULL, top = NULL, call = rlang::caller_env()) {
   if (is.numeric(lambda) && any(lambda <= 0)) {
     # CG needs Z'Z + lambda I positive definite; Z'Z alone is singular.
     abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
@@ -18,21 +19,22 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   }
   weights <- weights %||% rep(1, nrow(y))
   began <- proc.time()[["elapsed"]]
-  cols <- rbin_columns(map, x, n_threads, arg = "x")
+  if (is.null(cols)) cols <- rbin_columns(map, x, n_threads, arg = "x")  # else from the chunks
   features_time <- proc.time()[["elapsed"]] - began
   value <- 1 / sqrt(map$n_grids)
-  ops <- list(
-    times = function(v) binned_times_cpp(cols, v, value, n_threads),
-    cross = function(u) binned_crossprod_cpp(cols, u, map$n_features, value, n_threads))
+  ops <- binned_ops(cols, value, map$n_features, n_threads)
   path <- NULL
+  start <- matrix(0, map$n_features, ncol(y))
   if (!is.null(folds)) {
     path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose,
-                           weights)
+                           weights, top = top)
     lambda <- path$lambda[which.min(path$cv)]
+    start <- attr(path, "start")
+    attr(path, "start") <- NULL
   }
 
   system <- binned_system(ops, weights, value)
-  solved <- binned_solve(system, y, lambda, matrix(0, map$n_features, ncol(y)), tol, max_iter)
+  solved <- binned_solve(system, y, lambda, start, tol, max_iter)
   w <- solved$coefficients
   colnames(w) <- colnames(y)
   fitted <- binned_fitted(ops, system, y, w)
@@ -50,45 +52,80 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
                      tol = tol, max_iter = max_iter))
 }
 
+# The products Z v and Z'u. The glue checks every column number it uses and
+# returns a string naming the problem instead of a product: only when the
+# map or `cols` were changed behind R's checks.
+binned_ops <- function(cols, value, n_features, n_threads, call = rlang::caller_env()) {
+  checked <- function(out) {
+    if (is.character(out)) abort_arg(c("The bin columns of the rows are malformed.", x = out), call = call)
+    out
+  }
+  list(
+    times = function(v) checked(binned_times_cpp(cols, v, value, n_threads)),
+    cross = function(u) checked(binned_crossprod_cpp(cols, u, n_features, value, n_threads)),
+    cg = function(rows, zbar, diagonal, b, start, lambda, tol, max_iter) {
+      checked(binned_cg_cpp(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter,
+                            n_threads))
+    })
+}
+
 # K-fold CV over the candidate lambdas, largest first, each fold's solve
 # warm-started from its previous one. Like glmnet's path, it stops once
 # the CV error has risen for `patience` candidates in a row past its
 # minimum (the smallest lambdas need the most iterations); the candidates
-# not reached are dropped from the path. Fold solves stop at a relative
-# residual of max(tol, 1e-4).
+# not reached are dropped from the path; a candidate that improves on the
+# best by less than a relative `gain` counts as no better. Fold solves stop
+# at a relative residual of max(tol, cv_tol) or after `cv_iter` iterations
+# (early stopping: the next lambda continues from there, and scores need
+# less precision than the final fit; without the cap, the small lambdas of
+# a too wide bandwidth took minutes on CoverType). `use_folds` scores on some folds only (a bandwidth screen); the
+# attribute "start" is the mean of the fold solutions at the best lambda,
+# a warm start for the fit on all rows.
 binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_iter, verbose,
-                           weights, patience = 3) {
-  lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features) else
+                           weights, patience = 2, use_folds = seq_len(max(folds)),
+                           cv_tol = 1e-3, cv_iter = 50, gain = 1e-3, top = NULL) {
+  lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features, top) else
     sort(lambda, decreasing = TRUE)
-  n_folds <- max(folds)
-  systems <- lapply(seq_len(n_folds), function(k) binned_system(ops, weights * (folds != k), value))
-  starts <- rep(list(matrix(0, n_features, ncol(y))), n_folds)
+  systems <- lapply(use_folds, function(k) binned_system(ops, weights * (folds != k), value))
+  starts <- rep(list(matrix(0, n_features, ncol(y))), length(use_folds))
+  best_start <- starts[[1]]
   cv <- rep(NA_real_, length(lambdas))
-  cv_tol <- max(tol, 1e-4)  # scores need less precision than the final fit
+  cv_tol <- max(tol, cv_tol)
+  scored <- sum(weights[folds %in% use_folds])
   bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
   for (l in seq_along(lambdas)) {
     sse <- 0
-    for (k in seq_len(n_folds)) {
-      solved <- binned_solve(systems[[k]], y, lambdas[l], starts[[k]], cv_tol, max_iter)
-      starts[[k]] <- solved$coefficients
-      held_out <- folds == k
-      fitted <- binned_fitted(ops, systems[[k]], y, solved$coefficients)
+    for (f in seq_along(use_folds)) {
+      solved <- binned_solve(systems[[f]], y, lambdas[l], starts[[f]], cv_tol,
+                             min(max_iter, cv_iter))
+      starts[[f]] <- solved$coefficients
+      held_out <- folds == use_folds[f]
+      fitted <- binned_fitted(ops, systems[[f]], y, solved$coefficients)
       sse <- sse + sum(weights[held_out] * (y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE])^2)
     }
-    cv[l] <- sse / sum(weights)
+    cv[l] <- sse / scored
     if (verbose) cli::cli_progress_update(id = bar)
     best <- which.min(cv)
-    if (l - best >= patience) break
+    if (best == l) best_start <- Reduce(`+`, starts) / length(starts)
+    # Candidates that do not improve on the best by a relative `gain` count
+    # as no better: a path that only creeps down stops too.
+    improved <- which(cv[seq_len(l)] < c(Inf, cummin(cv[seq_len(l - 1)]) * (1 - gain))[seq_len(l)])
+    if (l - max(improved) >= patience) break
   }
   reached <- !is.na(cv)
-  data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached])
+  structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached]),
+            start = best_start)
 }
 
 # Candidates for lambda: the mean eigenvalue of Z'Z is n / n_features
 # (every row has unit norm; with weights, n is their sum), and the grid spans six decades below ten
 # times it, descending so each solve starts from the previous solution.
-binned_lambdas <- function(n, n_features) {
-  (n / n_features) * 10^seq(1, -5, by = -0.5)
+# `top` (or NULL) cuts the grid above that multiple of n / n_features.
+binned_lambdas <- function(n, n_features, top = NULL) {
+  relative <- 10^seq(1, -5, by = -0.5)
+  # A warm start from a similar problem: the grid from `top` (relative) down.
+  if (!is.null(top)) relative <- relative[relative <= top * (1 + 1e-9) | relative == min(relative)]
+  (n / n_features) * relative
 }
 
 # The centred system on the rows weighted by `rows` (0 leaves a row out).
@@ -96,13 +133,14 @@ binned_system <- function(ops, rows, value) {
   n_rows <- sum(rows)
   column_sums <- ops$cross(rows)                 # value x rows in each column
   zbar <- column_sums / n_rows
+  # diagonal of Zc'Zc: value^2 count - n zbar^2, with count = column_sums / value
+  diagonal <- pmax(value * column_sums - n_rows * zbar^2, 0)
   list(
     rows = rows, n = n_rows, zbar = zbar,
     ybar = function(y) colSums(y * rows) / n_rows,
-    # diagonal of Zc'Zc: value^2 count - n zbar^2, with count = column_sums / value
-    diagonal = pmax(value * column_sums - n_rows * zbar^2, 0),
-    apply = function(v, lambda) {
-      ops$cross(rows * ops$times(v)) - n_rows * zbar * sum(zbar * v) + lambda * v
+    diagonal = diagonal,
+    solve = function(b, lambda, start, tol, max_iter) {
+      ops$cg(rows, zbar, diagonal, b, start, lambda, tol, max_iter)
     },
     rhs = function(y_col) ops$cross(rows * (y_col - sum(y_col * rows) / n_rows)))
 }
@@ -115,12 +153,12 @@ binned_fitted <- function(ops, system, y, w) {
   }, numeric(nrow(y)))
 }
 
-# Each response column by preconditioned conjugate gradients from `start`.
+# Each response column by preconditioned conjugate gradients from `start`
+# (binned_cg_cpp(), src/binned_solve.cpp).
 binned_solve <- function(system, y, lambda, start, tol, max_iter) {
   k <- ncol(y)
   out <- list(coefficients = start, iterations = integer(k), converged = logical(k),
               residual = numeric(k))
-  precondition <- system$diagonal + lambda
   for (j in seq_len(k)) {
     if (j == 2 && k == 2 && all(y[, 2] == -y[, 1])) {
       # two classes coded +1/-1 and -1/+1: the second solution is minus the first
@@ -130,37 +168,11 @@ binned_solve <- function(system, y, lambda, start, tol, max_iter) {
       out$residual[2] <- out$residual[1]
       break
     }
-    b <- system$rhs(y[, j])
-    solved <- pcg(function(v) system$apply(v, lambda), b, precondition, start[, j], tol, max_iter)
+    solved <- system$solve(system$rhs(y[, j]), lambda, start[, j], tol, max_iter)
     out$coefficients[, j] <- solved$x
     out$iterations[j] <- solved$iterations
-    out$converged[j] <- solved$converged
+    out$converged[j] <- solved$residual <= tol
     out$residual[j] <- solved$residual
   }
   out
-}
-
-# Preconditioned conjugate gradients for A x = b (A symmetric positive
-# definite, given as a function), stopping when ||b - A x|| <= tol ||b||.
-pcg <- function(apply_a, b, precondition, x, tol, max_iter) {
-  b_norm <- sqrt(sum(b^2))
-  if (b_norm == 0) return(list(x = 0 * b, iterations = 0L, converged = TRUE, residual = 0))
-  r <- b - apply_a(x)
-  z <- r / precondition
-  p <- z
-  rz <- sum(r * z)
-  iterations <- 0L
-  while (sqrt(sum(r^2)) > tol * b_norm && iterations < max_iter) {
-    ap <- apply_a(p)
-    alpha <- rz / sum(p * ap)
-    x <- x + alpha * p
-    r <- r - alpha * ap
-    z <- r / precondition
-    rz_next <- sum(r * z)
-    p <- z + (rz_next / rz) * p
-    rz <- rz_next
-    iterations <- iterations + 1L
-  }
-  residual <- sqrt(sum(r^2)) / b_norm
-  list(x = x, iterations = iterations, converged = residual <= tol, residual = residual)
 }

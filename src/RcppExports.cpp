@@ -13,7 +13,7 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // binned_times_cpp
-Rcpp::NumericVector binned_times_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector v, double value, int n_threads);
+SEXP binned_times_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector v, double value, int n_threads);
 RcppExport SEXP _kitchen_binned_times_cpp(SEXP colsSEXP, SEXP vSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -26,7 +26,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // binned_crossprod_cpp
-Rcpp::NumericVector binned_crossprod_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector u, double n_columns, double value, int n_threads);
+SEXP binned_crossprod_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector u, double n_columns, double value, int n_threads);
 RcppExport SEXP _kitchen_binned_crossprod_cpp(SEXP colsSEXP, SEXP uSEXP, SEXP n_columnsSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -36,6 +36,39 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type value(valueSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     rcpp_result_gen = Rcpp::wrap(binned_crossprod_cpp(cols, u, n_columns, value, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// binned_scores_cpp
+SEXP binned_scores_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix coefficients, double value, int n_threads);
+RcppExport SEXP _kitchen_binned_scores_cpp(SEXP colsSEXP, SEXP coefficientsSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
+    Rcpp::traits::input_parameter< double >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(binned_scores_cpp(cols, coefficients, value, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// binned_cg_cpp
+SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::NumericVector zbar, Rcpp::NumericVector diagonal, Rcpp::NumericVector b, Rcpp::NumericVector start, double lambda, double value, double tol, int max_iter, int n_threads);
+RcppExport SEXP _kitchen_binned_cg_cpp(SEXP colsSEXP, SEXP rowsSEXP, SEXP zbarSEXP, SEXP diagonalSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambdaSEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type diagonal(diagonalSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type start(startSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< double >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(binned_cg_cpp(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -350,6 +383,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// rbin_merge_keys_cpp
+SEXP rbin_merge_keys_cpp(Rcpp::RawVector keys_a, Rcpp::IntegerVector n_bins_a, Rcpp::RawVector keys_b, Rcpp::IntegerVector n_bins_b);
+RcppExport SEXP _kitchen_rbin_merge_keys_cpp(SEXP keys_aSEXP, SEXP n_bins_aSEXP, SEXP keys_bSEXP, SEXP n_bins_bSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::RawVector >::type keys_a(keys_aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type n_bins_a(n_bins_aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::RawVector >::type keys_b(keys_bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type n_bins_b(n_bins_bSEXP);
+    rcpp_result_gen = Rcpp::wrap(rbin_merge_keys_cpp(keys_a, n_bins_a, keys_b, n_bins_b));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rff_map_problem_cpp
 SEXP rff_map_problem_cpp(SEXP map);
 RcppExport SEXP _kitchen_rff_map_problem_cpp(SEXP mapSEXP) {
@@ -497,6 +543,8 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
+    {"_kitchen_binned_scores_cpp", (DL_FUNC) &_kitchen_binned_scores_cpp, 4},
+    {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 11},
     {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
     {"_kitchen_env_value_cpp", (DL_FUNC) &_kitchen_env_value_cpp, 2},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
@@ -521,6 +569,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
     {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},
     {"_kitchen_rbin_unseen_cpp", (DL_FUNC) &_kitchen_rbin_unseen_cpp, 1},
+    {"_kitchen_rbin_merge_keys_cpp", (DL_FUNC) &_kitchen_rbin_merge_keys_cpp, 4},
     {"_kitchen_rff_map_problem_cpp", (DL_FUNC) &_kitchen_rff_map_problem_cpp, 1},
     {"_kitchen_rff_map_features_cpp", (DL_FUNC) &_kitchen_rff_map_features_cpp, 5},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},

@@ -78,6 +78,7 @@ fit_workspace& workspace() {
 // fit_pass_sums_cpp() hands them back.
 struct fit_pass {
   bool is_rff = true;
+  bool given = false;  // other dense maps (nystrom()): R makes each block's features
   kitchen_glue::rff_view rff;
   kitchen::fastfood_map fastfood;
   std::vector<double> folded;
@@ -160,7 +161,8 @@ void fit_workspace_hold_cpp(bool hold) {
 }
 
 // A pass over rows for `map` (an rff() or fastfood() object, checked here
-// once), k response columns and n_sets sets of sums (one per fold, or one),
+// once; for other dense maps, fit_block_cpp() takes the block's features),
+// k response columns and n_sets sets of sums (one per fold, or one),
 // with `settings` from fit_settings(). Returns the pass (an external
 // pointer, with the sums in its protected list), or a string saying what is
 // wrong with the map.
@@ -178,10 +180,15 @@ SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings) {
                                               pass->fastfood, pass->folded);
     pass->dim = pass->fastfood.width();
   } else {
-    Rcpp::stop("The fit's block loop takes rff() and fastfood() maps.");
+    pass->is_rff = false;
+    pass->given = true;
   }
   if (problem) return Rf_mkString(problem);
   SEXP n_features = kitchen_glue::map_field(map, "n_features");
+  if (pass->given && Rf_isNumeric(n_features) && XLENGTH(n_features) == 1 &&
+      Rf_asReal(n_features) >= 1 && Rf_asReal(n_features) <= 1e9) {
+    pass->dim = static_cast<std::size_t>(Rf_asReal(n_features));
+  }
   if (!Rf_isNumeric(n_features) || XLENGTH(n_features) != 1 ||
       Rf_asReal(n_features) != static_cast<double>(pass->dim)) {
     return Rf_mkString("{.field n_features} must be the number of features its numbers give.");
@@ -244,7 +251,13 @@ SEXP fit_block_cpp(SEXP pointer, SEXP x, SEXP rows_of_x, SEXP y, SEXP root, SEXP
   double* z = w.features.get(rows * dim);
   const std::size_t d = pass.is_rff ? pass.rff.d : pass.fastfood.d;
 
-  if (Rf_isS4(x)) {
+  if (pass.given) {  // x holds the block's features, one row per row
+    if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || static_cast<std::size_t>(Rf_nrows(x)) != rows ||
+        static_cast<std::size_t>(Rf_ncols(x)) != dim) {
+      Rcpp::stop("The block's features must be a rows x n_features double matrix.");
+    }
+    std::memcpy(z, REAL(x), rows * dim * sizeof(double));
+  } else if (Rf_isS4(x)) {
     if (kitchen_glue::dgc_problem(x)) return Rf_mkString(kitchen_glue::malformed_data_message);
     const int* shape = INTEGER(R_do_slot(x, Rf_install("Dim")));
     const bool transposed = !pass.is_rff;

@@ -6,6 +6,8 @@
 #include <Rcpp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "kitchen/huge_pages.hpp"
 #include "kitchen/rbin.hpp"
 #include "parallel_chunks.h"
+#include "rbin_index_cache.h"
 #include "sparse_input.h"
 
 namespace {
@@ -173,30 +176,12 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
   const std::size_t n = data_rows(x);
   const std::uint64_t buckets = hashed ? static_cast<std::uint64_t>(n_buckets) : 0;
 
-  // One lookup table per grid (tables only point into the keys).
-  std::vector<std::uint64_t> stored;
-  std::vector<std::size_t> first(n_grids + 1, 0);
-  std::vector<std::unique_ptr<kitchen::bin_index>> tables(n_grids);
+  // One lookup table per grid, built once per map (rbin_index_cache.h).
+  std::shared_ptr<const kitchen_glue::rbin_tables> tables;
   if (!hashed) {
-    for (std::size_t g = 0; g < n_grids; ++g) first[g + 1] = first[g] + n_bins[g];
-    if (static_cast<std::size_t>(keys.size()) != first[n_grids] * sizeof(std::uint64_t)) {
-      return Rf_mkString("{.field keys} must hold 8 bytes per bin in {.field n_bins}.");
-    }
-    stored.resize(first[n_grids]);
-    if (!stored.empty()) std::memcpy(stored.data(), keys.begin(), keys.size());
-    bool sorted = true;
-    for (std::size_t g = 0; g < n_grids; ++g) {
-      sorted = sorted && kitchen::rbin_keys_sorted(stored.data() + first[g], n_bins[g]);
-    }
-    if (!sorted) {
-      return Rf_mkString("{.field keys} must be sorted and distinct within each grid.");
-    }
-    kitchen_glue::parallel_for_chunks(n_grids, 4.0 * first[n_grids] / n_grids + 1.0, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      for (std::size_t g = begin; g < end; ++g) {
-        tables[g].reset(new kitchen::bin_index(stored.data() + first[g], n_bins[g]));
-      }
-    });
+    const char* problem = nullptr;
+    tables = kitchen_glue::cached_rbin_tables(keys, n_bins, n_threads, &problem);
+    if (!tables) return Rf_mkString(problem);
   }
 
   Rcpp::IntegerMatrix out(Rcpp::no_init(n, n_grids));
@@ -215,8 +200,8 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
           const std::uint64_t base = g * buckets;
           for (std::size_t i = 0; i < rows; ++i) c[i] = static_cast<int>(base + k[i] % buckets);
         } else {
-          const kitchen::bin_index& table = *tables[g];
-          const std::int64_t base = static_cast<std::int64_t>(first[g]);
+          const kitchen::bin_index& table = *tables->tables[g];
+          const std::int64_t base = static_cast<std::int64_t>(tables->first[g]);
           for (std::size_t i = 0; i < rows; ++i) {
             const std::int64_t rank = table.find(k[i]);
             c[i] = rank < 0 ? -1 : static_cast<int>(base + rank);
@@ -231,16 +216,43 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
 // The n x grid_first[n_grids] dgCMatrix with `value` at (i, cols[i, g])
 // for every row i and grid g with cols[i, g] >= 0. Grid g's columns are
 // [grid_first[g], grid_first[g + 1]), so grids are assembled in parallel
-// without sharing an entry, and rows enter each column in order.
+// without sharing an entry, and rows enter each column in order. Returns a
+// string saying what is wrong if the offsets are not whole, increasing
+// counts from 0, or a column number lies outside its grid's range (a
+// tampered or hand-made `cols`): those would index out of bounds.
 // [[Rcpp::export(rng = false)]]
 SEXP rbin_sparse_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector grid_first, double value,
                      int n_threads) {
   const std::size_t n = cols.nrow(), n_grids = cols.ncol();
   if (static_cast<std::size_t>(grid_first.size()) != n_grids + 1) {
-    Rcpp::stop("grid_first must hold n_grids + 1 offsets.");
+    return Rf_mkString("{.arg grid_first} must hold one offset per grid, and one more.");
+  }
+  bool offsets_ok = grid_first[0] == 0 && grid_first[n_grids] <= 2147483647.0;
+  for (std::size_t g = 0; g < n_grids; ++g) {
+    offsets_ok = offsets_ok && grid_first[g] <= grid_first[g + 1] &&
+                 grid_first[g + 1] == std::floor(grid_first[g + 1]);
+  }
+  if (!offsets_ok) {
+    return Rf_mkString("{.arg grid_first} must be whole, non-decreasing offsets from 0 to at most 2^31 - 1.");
+  }
+  const int* c = cols.begin();
+  std::atomic<bool> columns_ok(true);
+  kitchen_glue::parallel_for_chunks(n_grids, 2.0 * n, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    bool ok = true;
+    for (std::size_t g = begin; g < end; ++g) {
+      const int lo = static_cast<int>(grid_first[g]), hi = static_cast<int>(grid_first[g + 1]);
+      for (std::size_t i = 0; i < n; ++i) {
+        const int col = c[g * n + i];
+        ok = ok && (col == -1 || (col >= lo && col < hi));
+      }
+    }
+    if (!ok) columns_ok = false;
+  });
+  if (!columns_ok) {
+    return Rf_mkString("{.arg cols} must hold, for each grid, -1 or a column number in that grid's range.");
   }
   const std::size_t n_col = static_cast<std::size_t>(grid_first[n_grids]);
-  const int* c = cols.begin();
   Rcpp::IntegerVector p(n_col + 1);
   int* col_ptr = p.begin();
   std::fill(col_ptr, col_ptr + n_col + 1, 0);

@@ -194,7 +194,7 @@ test_that("chunked fits refuse what they cannot do", {
   data <- chunked(as_chunks(toy))
   expect_error(krr_fit(data), "must be a feature map", class = "kitchen_error_argument")
   expect_error(krr_fit(data, "rff"), "read_chunk", class = "kitchen_error_argument")
-  expect_error(krr_fit(data, rbin(toy$x, 10, seed = 1)), "Random binning",
+  expect_error(krr_fit(data, rbin(toy$x, 10, seed = 1), sigma = "auto"), "not available",
                class = "kitchen_error_argument")
   map <- rff(toy$x, 16, sigma = 1, seed = 1)
   expect_error(krr_fit(data, map, y = toy$y), "each chunk holds its response",

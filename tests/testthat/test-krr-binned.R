@@ -98,9 +98,64 @@ test_that("non-convergence warns; bad solver arguments are refused", {
   expect_output(print(summary(fit)), "NOT converged")
   expect_error(krr_fit(toy$x, toy$y, map, lambda = 1, tol = 0), "tol")
   expect_error(krr_fit(toy$x, toy$y, map, lambda = 1, max_iter = 0), "max_iter")
-  expect_error(krr_fit(toy$x, toy$y, map, sigma = c(1, 2)), "not available")
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = 1, sigma = c(1, 2)), "one number")
+  expect_error(krr_fit(toy$x, toy$y, map, sigma = c(1, -2)), "positive")
   expect_error(krr_fit(cbind(toy$x, 1), toy$y, map, lambda = 1), "2 columns")
   broken <- map
   broken$n_bins <- NULL
   expect_error(krr_fit(toy$x, toy$y, broken, lambda = 1), "not a valid")
+})
+
+test_that("sigma candidates rebuild the bins; the chosen one equals a fit of that map", {
+  toy <- binned_toy(n = 400, seed = 13)
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 14)
+  folds <- rep(1:4, length.out = 400)
+  fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 8), lambda = c(1, 0.1, 0.01), folds = folds,
+                 n_threads = 1)
+  expect_identical(fit$sigma_path$sigma, c(0.25, 1, 8))
+  chosen <- fit$map$kernel$sigma
+  expect_identical(chosen, fit$sigma_path$sigma[which.min(fit$sigma_path$score)])
+  # The chosen map is the original with its pitches and shifts scaled, and
+  # its bins those of a map built with that bandwidth and the same draws.
+  expect_equal(fit$map$pitch, map$pitch * chosen, tolerance = 1e-15)
+  direct <- rbin(toy$x, n_grids = 20, sigma = chosen, seed = 14)
+  expect_equal(fit$map$pitch, direct$pitch, tolerance = 1e-14)
+  expect_identical(fit$map$n_bins, direct$n_bins)
+  # Screening scores: each candidate's held-out error of fold 1, over lambda.
+  z <- as.matrix(predict(fit$map, toy$x))
+  train <- folds != 1
+  score <- min(vapply(c(1, 0.1, 0.01), function(l) {
+    ref <- dense_ridge(z[train, ], toy$y[train], l)
+    mean((toy$y[!train] - z[!train, ] %*% ref$w - ref$b)^2)
+  }, 0))
+  expect_equal(min(fit$sigma_path$score), score, tolerance = 1e-2)
+  # The final fit is K-fold CV at the chosen bandwidth, as a fit of its map.
+  again <- krr_fit(toy$x, toy$y, fit$map, lambda = c(1, 0.1, 0.01), folds = folds, n_threads = 1)
+  expect_equal(fit$path, again$path)
+  expect_equal(fit$coefficients, again$coefficients, tolerance = 1e-8)
+  # A too narrow bandwidth loses to the others.
+  expect_false(chosen == 0.25)
+  # "auto": halvings (or doublings) of the map's bandwidth until the score
+  # rises; the chosen one does better than both its neighbours.
+  for (start in c(1, 16)) {
+    auto <- krr_fit(toy$x, toy$y, rbin(toy$x, 20, sigma = start, seed = 14), sigma = "auto",
+                    folds = folds, n_threads = 1)
+    path <- auto$sigma_path
+    expect_true(all(log2(path$sigma / start) %% 1 == 0))
+    expect_true(start %in% path$sigma)
+    best <- which.min(path$score)
+    expect_identical(auto$map$kernel$sigma, path$sigma[best])
+    expect_true(best > 1 && best < nrow(path))
+    expect_equal(path$sigma[best + c(-1, 1)], path$sigma[best] * c(0.5, 2))
+    expect_lt(sqrt(mean((predict(auto, toy$x) - toy$y)^2)), 0.3)
+  }
+  expect_true(nrow(path) >= 4)  # from 16, down to 1 or below
+})
+
+test_that("hashed maps take sigma candidates too", {
+  toy <- binned_toy(n = 300, seed = 15)
+  map <- rbin(2, n_grids = 20, sigma = 1, n_buckets = 64, seed = 16)
+  fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.5, 2), n_threads = 1)
+  expect_identical(fit$map$n_features, map$n_features)
+  expect_true(fit$map$kernel$sigma %in% c(0.5, 2))
 })

@@ -215,3 +215,37 @@ test_that("bad arguments are refused with clear errors", {
   tampered$pitch[1] <- 0
   expect_error(predict(tampered, x), "not a valid")
 })
+
+test_that("columns of a few rows come from a cached index, rebuilt for changed keys", {
+  set.seed(31)
+  x <- matrix(rnorm(2000 * 3), 2000, 3)
+  map <- rbin(x, 30, sigma = 0.5, seed = 32, n_threads = 1)
+  all_rows <- as.matrix(predict(map, x, n_threads = 1))
+  for (i in c(1, 17, 2000)) {
+    expect_identical(as.matrix(predict(map, x[i, , drop = FALSE], n_threads = 1)),
+                     all_rows[i, , drop = FALSE])
+  }
+  # A copy read back from a file has other keys vectors: same features.
+  path <- tempfile(fileext = ".rds")
+  saveRDS(map, path)
+  back <- readRDS(path)
+  expect_identical(as.matrix(predict(back, x[5:9, ], n_threads = 1)), all_rows[5:9, ])
+  # Keys changed after the index was built: checked again, never stale.
+  shuffled <- map
+  shuffled$keys <- rev(map$keys)
+  expect_error(predict(shuffled, x[1, , drop = FALSE]), "sorted")
+  other <- rbin(x, 30, sigma = 0.25, seed = 32, n_threads = 1)
+  swapped <- map
+  swapped[c("pitch", "shift", "kernel")] <- other[c("pitch", "shift", "kernel")]
+  swapped$keys <- other$keys
+  swapped$n_bins <- other$n_bins
+  swapped$n_features <- other$n_features
+  expect_identical(predict(swapped, x[1:3, ], n_threads = 1),
+                   predict(other, x[1:3, ], n_threads = 1))
+  # Several maps in turn (more than the cache holds) keep their own columns.
+  maps <- lapply(1:3, function(s) rbin(x, 10, sigma = 1, seed = s, n_threads = 1))
+  first <- lapply(maps, function(m) predict(m, x[1:4, ], n_threads = 1))
+  for (round in 1:2) {
+    for (k in 3:1) expect_identical(predict(maps[[k]], x[1:4, ], n_threads = 1), first[[k]])
+  }
+})

@@ -186,3 +186,51 @@ test_that("the C++ glue checks sizes itself, even when R's checks are bypassed",
   expect_type(kitchen:::fastfood_features_cpp(x, FALSE, tamper(ff_map, "perm", dup_perm), ff_map$center,
                                               ff_map$scale, FALSE, 1L, 0L), "character")
 })
+
+test_that("the binned product glue checks every column number, not only sizes", {
+  cols <- kitchen:::rbin_columns(bin_map, x, 1L)
+  n_col <- bin_map$n_features
+  first <- c(0, cumsum(as.numeric(bin_map$n_bins)))
+  v <- rnorm(n_col)
+  u <- rnorm(nrow(x))
+  # The untouched columns give products and the sparse matrix.
+  expect_type(kitchen:::binned_times_cpp(cols, v, 0.1, 1L), "double")
+  expect_type(kitchen:::binned_crossprod_cpp(cols, u, n_col, 0.1, 1L), "double")
+  expect_s4_class(kitchen:::rbin_sparse_cpp(cols, first, 0.1, 1L), "dgCMatrix")
+  # Each tampering once indexed out of bounds: past the end, below -1, or
+  # into another grid's columns.
+  for (threads in 1:2) {
+    for (bad in list(n_col, n_col + 10^6, -2L, .Machine$integer.max, -.Machine$integer.max)) {
+      tampered <- cols
+      tampered[7, 3] <- as.integer(bad)
+      expect_match(kitchen:::binned_times_cpp(tampered, v, 0.1, threads), "column numbers")
+      expect_match(kitchen:::binned_crossprod_cpp(tampered, u, n_col, 0.1, threads), "column numbers")
+      expect_match(kitchen:::rbin_sparse_cpp(tampered, first, 0.1, threads), "range")
+    }
+    other_grid <- cols
+    other_grid[1, 1] <- as.integer(first[3])  # a column of grid 3 in grid 1
+    expect_match(kitchen:::rbin_sparse_cpp(other_grid, first, 0.1, threads), "range")
+  }
+  # A v shorter than the columns used, a u of the wrong length, bad offsets.
+  expect_match(kitchen:::binned_times_cpp(cols, v[1:5], 0.1, 1L), "column numbers")
+  expect_match(kitchen:::binned_crossprod_cpp(cols, u[-1], n_col, 0.1, 1L), "one value per row")
+  expect_match(kitchen:::binned_crossprod_cpp(cols, u, 5, 0.1, 1L), "column numbers")
+  expect_match(kitchen:::binned_crossprod_cpp(cols, u, -1, 0.1, 1L), "count")
+  expect_match(kitchen:::rbin_sparse_cpp(cols, first[-1], 0.1, 1L), "offset")
+  expect_match(kitchen:::rbin_sparse_cpp(cols, replace(first, 2, first[3] + 1), 0.1, 1L), "non-decreasing")
+  expect_match(kitchen:::rbin_sparse_cpp(cols, replace(first, 2, 0.5), 0.1, 1L), "whole")
+  expect_match(kitchen:::rbin_sparse_cpp(cols, first + 1, 0.1, 1L), "from 0")
+})
+
+test_that("predict() of a binned fit checks the coefficients its rows use", {
+  cols <- kitchen:::rbin_columns(bin_map, x[1:2, ], 1L)
+  broken <- binned_fit
+  broken$coefficients[cols[1, 1] + 1, 1] <- NaN
+  expect_error(predict(broken, x[1:2, ]), "coefficients")
+  expect_error(coef(broken), "coefficients")
+  expect_error(print(broken), "coefficients")
+  expect_error(kitchen:::binned_scores_cpp(cols, binned_fit$coefficients[1:3, , drop = FALSE], 0.1, 1L),
+               NA)  # a string, not an error
+  expect_match(kitchen:::binned_scores_cpp(cols, binned_fit$coefficients[1:3, , drop = FALSE], 0.1, 1L),
+               "column numbers")
+})

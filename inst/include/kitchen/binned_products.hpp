@@ -2,38 +2,63 @@
 // each row's bin per grid (cols: n x n_grids, grid-major, -1 for no
 // column), every non-zero equal to `value`. The matrix-free ridge solver
 // of krr_fit() needs only these two products.
+//
+// Column numbers come from R, so each product checks every one it uses
+// against the number of columns as it goes (one comparison, next to a
+// memory access that costs far more): an entry that is neither -1 nor a
+// column is skipped and makes the product return false.
 #pragma once
 
 #include <cstddef>
 
 namespace kitchen {
 
-// out[i] = value * sum_g v[cols[g * n + i]] for rows [row_begin, row_end);
-// grids are added in order, so a row's result never depends on the split.
-inline void binned_times(const int* cols, std::size_t n, std::size_t n_grids, double value,
-                         const double* v, std::size_t row_begin, std::size_t row_end,
-                         double* out) {
+// True if c is a column number below n_columns or -1 (no column).
+inline bool binned_column_ok(int c, std::size_t n_columns) {
+  return c == -1 || (c >= 0 && static_cast<std::size_t>(c) < n_columns);
+}
+
+// out[i] = value * sum_g v[cols[g * n + i]] for rows [row_begin, row_end),
+// v holding n_columns values; grids are added in order, so a row's result
+// never depends on the split. Returns false if a column number is bad.
+inline bool binned_times(const int* cols, std::size_t n, std::size_t n_grids, double value,
+                         const double* v, std::size_t n_columns, std::size_t row_begin,
+                         std::size_t row_end, double* out) {
+  bool ok = true;
   for (std::size_t i = row_begin; i < row_end; ++i) out[i] = 0.0;
   for (std::size_t g = 0; g < n_grids; ++g) {
     const int* c = cols + g * n;
     for (std::size_t i = row_begin; i < row_end; ++i) {
-      if (c[i] >= 0) out[i] += v[c[i]];
+      if (c[i] >= 0 && static_cast<std::size_t>(c[i]) < n_columns) {
+        out[i] += v[c[i]];
+      } else if (c[i] != -1) {
+        ok = false;
+      }
     }
   }
   for (std::size_t i = row_begin; i < row_end; ++i) out[i] *= value;
+  return ok;
 }
 
-// out[k] += value * sum of u[i] over the rows i in column k, for the
-// columns of grids [g_begin, g_end). Each grid's columns are its own, so
-// grids can go to different threads; rows are added in order.
-inline void binned_crossprod(const int* cols, std::size_t n, double value, const double* u,
-                             std::size_t g_begin, std::size_t g_end, double* out) {
+// out[k] += value * sum of u[i] over the rows i in column k (out holding
+// n_columns values), for the columns of grids [g_begin, g_end). Each
+// grid's columns are its own, so grids can go to different threads; rows
+// are added in order. Returns false if a column number is bad.
+inline bool binned_crossprod(const int* cols, std::size_t n, double value, const double* u,
+                             std::size_t n_columns, std::size_t g_begin, std::size_t g_end,
+                             double* out) {
+  bool ok = true;
   for (std::size_t g = g_begin; g < g_end; ++g) {
     const int* c = cols + g * n;
     for (std::size_t i = 0; i < n; ++i) {
-      if (c[i] >= 0) out[c[i]] += value * u[i];
+      if (c[i] >= 0 && static_cast<std::size_t>(c[i]) < n_columns) {
+        out[c[i]] += value * u[i];
+      } else if (c[i] != -1) {
+        ok = false;
+      }
     }
   }
+  return ok;
 }
 
 }  // namespace kitchen

@@ -1,0 +1,96 @@
+# Bandwidth candidates for krr_fit() on random binning maps (`sigma` a
+# vector or "auto"). A new bandwidth scales every grid's pitches and shifts
+# (the pitch law is Gamma(2, sigma): the random draws are kept, rescaled),
+# so the bins change and the map's table of occupied bins is built again
+# from the training rows: about as long as computing their columns.
+#
+# Scoring every candidate by K-fold CV costs K solves per lambda and
+# candidate (`sigmas` is a list of numbers, or "auto": auto_bandwidths()). Instead each candidate's lambda path is scored on the first
+# fold only (held-out error of the fit on the other folds, the path stopped
+# early as in binned_cv_path()), which ranks bandwidths as well: their
+# errors differ far more than the fold-to-fold noise. The best bandwidth
+# then gets the full K-fold CV over lambda and the final fit, warm-started
+# from its fold solutions. Each path over the default lambda grid starts a
+# decade above the best lambda of the previous candidate (relative to
+# n / n_features), not at the top of the grid. The cost is about two CV paths at one bandwidth
+# plus one path on one fold per other candidate.
+binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, n_threads,
+                                    verbose, weights) {
+  if (length(sigmas) == 1 && is.null(sigmas[[1]])) {
+    solution <- binned_ridge(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights)
+    return(list(map = map, solution = solution, sigma_path = NULL, read = solution$features_time))
+  }
+  weights_all <- weights %||% rep(1, nrow(y))
+  read <- 0
+  top <- NULL  # the relative lambda the next path starts from (binned_lambdas())
+  relative <- function(l, candidate) l / (sum(weights_all) / candidate$n_features)
+  screen <- function(s) {
+    began <- proc.time()[["elapsed"]]
+    candidate <- rbin_with_bandwidth(map, x, s, n_threads)
+    cols <- rbin_columns(candidate, x, n_threads, arg = "x")
+    read <<- read + proc.time()[["elapsed"]] - began
+    value <- 1 / sqrt(candidate$n_grids)
+    ops <- binned_ops(cols, value, candidate$n_features, n_threads)
+    path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
+                           verbose, weights_all, use_folds = 1L, top = top)
+    attr(path, "start") <- NULL
+    # Warm start across candidates: the next path starts a decade above this best.
+    top <<- 10 * relative(path$lambda[which.min(path$cv)], candidate)
+    list(map = candidate, solution = list(path = path, lambda = path$lambda[which.min(path$cv)]),
+         score = min(path$cv))
+  }
+  screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen) else
+    lapply(sigmas, screen)
+  scores <- vapply(screened, `[[`, 0, "score")
+  best <- which.min(scores)
+  chosen <- screened[[best]]$map
+  solution <- binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
+                           top = 10 * relative(screened[[best]]$solution$lambda, chosen))
+  screened[[best]]$solution <- solution
+  order <- order(vapply(screened, function(f) f$map$kernel$sigma, 0))
+  list(map = chosen, solution = solution, sigma_path = bandwidth_path(screened[order], scores[order]),
+       read = read + solution$features_time)
+}
+
+# sigma = "auto" for binning. The median-distance bandwidth of rbin() suits
+# a smooth kernel estimate, but binning fits best with bins far narrower
+# (on CoverType, 1/16 to 1/64 of it), so a fixed grid around it misses the
+# best. From the map's bandwidth, candidates are halved while the screened
+# error falls, stopping at the first that does worse (errors over sigma
+# have one minimum); if the first halving already does worse, doubling is
+# tried the same way. At most `max_steps` candidates besides the first.
+auto_bandwidths <- function(sigma, screen, max_steps = 10) {
+  screened <- list(screen(sigma))
+  for (factor in c(1 / 2, 2)) {
+    s <- sigma
+    best <- screened[[1]]$score
+    for (step in seq_len(max_steps)) {
+      s <- s * factor
+      candidate <- screen(s)
+      screened[[length(screened) + 1]] <- candidate
+      if (!(candidate$score < best)) break
+      best <- candidate$score
+    }
+    if (length(screened) > 2) break  # halving helped: no need to try wider bins
+  }
+  screened
+}
+
+# The map with bandwidth `sigma` (one number), its occupied bins found again
+# in `x` (checked data, map_input()). Hashed maps need no table.
+rbin_with_bandwidth <- function(map, x, sigma, n_threads, call = rlang::caller_env()) {
+  ratio <- sigma / map$kernel$sigma  # one per input column for per-column bandwidths
+  map$pitch <- map$pitch * ratio
+  map$shift <- map$shift * ratio
+  map$kernel$sigma <- sigma
+  check_bin_range(map, x, "x", call = call)
+  if (is.null(map$n_buckets)) {
+    built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, n_threads, resolve_simd())
+    if (is.character(built)) abort_arg(built, call = call)  # only when R's checks were bypassed
+    check_column_count(sum(as.numeric(built$n_bins)), "The number of occupied bins", call = call)
+    map$keys <- built$keys
+    map$n_bins <- built$n_bins
+    map$n_features <- as.integer(sum(as.numeric(built$n_bins)))
+  }
+  map
+}
