@@ -1,7 +1,7 @@
-# The methods R users expect of a fitted model, beyond predict(), print(),
-# summary(), coef() and plot() (R/krr.R): fitted values and residuals (NA
-# padded under na.exclude), nobs(), and for formula fits formula(),
-# terms(), model.frame() and update().
+# The methods R users expect of a fitted model, beyond predict()
+# (R/krr_predict.R): print(), summary(), coef(), plot(), fitted values and
+# residuals (NA padded under na.exclude), nobs(), and for formula fits
+# formula(), terms(), model.frame() and update().
 
 #' Fitted values, residuals and other standard methods for kitchen fits
 #'
@@ -198,4 +198,104 @@ plot_bandwidth_paths <- function(fit, ...) {
   graphics::legend("topleft", legend = sprintf("sigma = %s", format(sigmas, digits = 3)),
                    col = colours, lty = 1, pch = 20, bty = "n", cex = 0.8)
   invisible(fit)
+}
+
+#' @export
+print.kitchen_krr <- function(x, ...) {
+  validate_fit(x, full = TRUE)
+  cat("<kitchen ridge regression on random features>\n")
+  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 70), collapse = "\n  "), "\n", sep = "")
+  task <- if (identical(x[["loss"]], "logistic")) {
+    sprintf("classification, %d classes (%s)", length(x$response$levels),
+            if (length(x$response$levels) == 2) "logistic" else "multinomial logistic")
+  } else if (x$response$type == "class") {
+    sprintf("classification, %d classes (one-vs-rest)", length(x$response$levels))
+  } else sprintf("regression, %d response%s", ncol(x$coefficients),
+                 if (ncol(x$coefficients) > 1) "s" else "")
+  print_map_fields(c(
+    task = task,
+    features = sprintf("%s, %d features, %s", class(x$map)[1], x$map$n_features,
+                       kernel_label(x$map$kernel)),
+    rows = if (is.null(x$na.action)) x$n else
+      sprintf("%d (%d dropped for missing values)", x$n, length(x$na.action)),
+    weights = if (!is.null(x$weights)) sprintf("given, sum %s", format(sum(x$weights), digits = 4)),
+    relevance = if (length(x$map$kernel$sigma) > 1L) relevance_label(x),
+    lambda = format(x$lambda, digits = 4),
+    "chosen by" = if (nrow(x$path) > 1) sprintf("%s over %d candidates%s",
+      if (is.null(x$path$cv)) "GCV" else sprintf("%d-fold CV", x$n_folds), nrow(x$path),
+      if (is.null(x$sigma_path)) "" else sprintf(" and %d bandwidths", nrow(x$sigma_path))) else "given"))
+  invisible(x)
+}
+
+#' @export
+summary.kitchen_krr <- function(object, ...) {
+  validate_fit(object, full = TRUE)
+  chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
+  structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df,
+                 cv_accuracy = chosen$cv_accuracy),
+            class = "summary.kitchen_krr")
+}
+
+#' @export
+print.summary.kitchen_krr <- function(x, ...) {
+  print(x$fit)
+  fit <- x$fit
+  print_map_fields(c(
+    "training RMSE" = paste(format(fit$training_rmse, digits = 4), collapse = ", "),
+    "GCV score" = if (is.na(x$gcv)) "-" else format(x$gcv, digits = 4),
+    "CV mean squared error" = if (is.null(x$cv) || !is.null(fit$logistic)) "-" else format(x$cv, digits = 4),
+    "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
+    "log-loss, accuracy" = if (!is.null(fit$logistic)) sprintf("%s, %s (training)",
+      format(fit$logistic$log_loss, digits = 4), format(fit$logistic$accuracy, digits = 4)),
+    "CV log-loss, accuracy" = if (!is.null(fit$logistic) && !is.null(x$cv)) sprintf("%s, %s",
+      format(x$cv, digits = 4), format(x$cv_accuracy %||% NA_real_, digits = 4)),
+    "logistic solver" = if (!is.null(fit$logistic)) sprintf("bound optimisation, %d passes over the data, %s (relative change %s)",
+      fit$logistic$passes, if (fit$logistic$converged) "converged" else "NOT converged",
+      format(fit$logistic$change, digits = 2)),
+    "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores",
+    "bandwidth search" = if (!is.null(fit$ard)) {
+      sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows, fit$ard$iterations, fit$ard$time)
+    },
+    "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
+      sprintf("conjugate gradients, %s iterations, relative residual %s (tol %g)%s",
+              paste(fit$solver$iterations, collapse = ", "),
+              format(max(fit$solver$residual), digits = 2), fit$solver$tol,
+              if (all(fit$solver$converged)) "" else ", NOT converged"),
+    "time (s)" = if (is.null(fit$solver)) {
+      sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
+    } else {
+      sprintf("bin columns %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
+    }))
+  invisible(x)
+}
+
+#' @export
+coef.kitchen_krr <- function(object, ...) {
+  validate_fit(object, full = TRUE)
+  out <- rbind(object$intercept, object$coefficients)
+  rownames(out) <- c("(Intercept)", sprintf("feature_%d", seq_len(nrow(object$coefficients))))
+  colnames(out) <- object$response$names
+  out
+}
+
+#' @export
+plot.kitchen_krr <- function(x, ...) {
+  validate_fit(x, full = TRUE)
+  if (identical(list(...)$type, "relevance")) {
+    plot_relevance(x, ...)  # R/relevance.R
+  } else if (nrow(x$path) < 2) {
+    plot_fitted(x, ...)
+  } else if (!is.null(x$sigma_path) && !is.null(attr(x$sigma_path, "paths"))) {
+    plot_bandwidth_paths(x, ...)
+  } else {
+    by_cv <- !is.null(x$path$cv)
+    graphics::plot(x$path$lambda, if (by_cv) x$path$cv else x$path$gcv, log = "xy", type = "b",
+                   pch = 20, xlab = "lambda",
+                   ylab = if (identical(x[["loss"]], "logistic")) "CV log-loss" else
+                     if (by_cv) "CV mean squared error" else "GCV score",
+                   main = sprintf("Choice of lambda (%s)", if (by_cv) "cross-validation" else "GCV"),
+                   ...)
+    graphics::abline(v = x$lambda, lty = 2)
+  }
+  invisible(x)
 }

@@ -1,0 +1,350 @@
+# krr_fit() and predict() on chunked data (R/chunked.R): one pass over the
+# chunks per bandwidth candidate gathers the sufficient statistics (in this
+# process or as futures: R/chunked_future.R), with chunks matched to the
+# map's columns by name and checked to be the same on every pass.
+
+#' @rdname krr_fit
+#' @export
+krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_folds = 5,
+                                    n_threads = NULL, verbose = interactive(),
+                                    block_size = 4096, parallel = c("auto", "future", "none"),
+                                    loss = c("squared", "logistic"), tol = 1e-6, max_iter = 1000,
+                                    ...) {
+  call <- fit_call(match.call())
+  if (...length()) {
+    if ("y" %in% names(list(...))) {
+      abort_arg("{.arg y} must not be given with chunked data: each chunk holds its response.")
+    }
+    if ("weights" %in% names(list(...))) {
+      abort_arg(c("{.arg weights} must not be given with chunked data: each chunk holds its own.",
+                  i = "Give each chunk a {.field weights} element, or name the column with {.code chunked(paths, weights = )}."))
+    }
+    abort_arg("Arguments in {.arg ...} are not used with chunked data (the map must already be built).")
+  }
+  map <- chunked_map(if (!missing(features)) features)
+  binned <- inherits(map, "kitchen_rbin")
+  if (!binned) check_gram_size(map$n_features)
+  check_lambda(lambda)
+  check_flag(verbose)
+  check_count(block_size)
+  loss <- match_choice(loss, c("squared", "logistic"))
+  logistic <- loss == "logistic"
+  if (logistic) check_logistic_map(map)
+  # The logistic loss has no GCV: every lambda choice is by CV.
+  logistic_cv <- logistic && !(is.numeric(lambda) && length(lambda) == 1)
+  if (logistic && is.character(lambda)) lambda <- "cv"
+  if (identical(lambda, "cv") || logistic_cv) check_count(n_folds, min = 2)
+  if (missing(lambda) && !binned) lambda <- chunked_default_lambda(x, n_folds)
+  engine <- chunk_engine(parallel, n_threads)
+  if (binned) {
+    check_positive(tol)
+    check_count(max_iter)
+    return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, n_threads, verbose,
+                              engine, call))  # R/krr_binned_chunked.R
+  }
+  ard <- NULL
+  if (identical(sigma, "ard")) {
+    ard <- ard_map_chunked(map, x, resolve_threads(n_threads))  # R/ard.R
+    map <- ard$map
+    sigma <- NULL
+  }
+  sigmas <- bandwidth_candidates(sigma, map, lambda)
+  fold_count <- if (identical(lambda, "cv") || logistic_cv) n_folds
+  here <- rlang::current_env()  # errors from the pass name krr_fit()
+  first_pass <- new.env()  # what each chunk held, to check later passes against
+
+  started <- proc.time()[["elapsed"]]
+  search <- if (logistic) {
+    check_positive(tol)
+    check_count(max_iter)
+    chunked_logistic_fit(x, map, sigmas, lambda, fold_count, tol, max_iter, block_size, engine,
+                         verbose, here)  # R/krr_logistic_chunked.R
+  } else krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
+    chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here,
+                       first_pass = first_pass)
+  }, resolve_threads(n_threads))
+  info <- search$stats$chunks
+  fit <- warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
+                                           info$response, search$stats$rows, info$col_names,
+                                           started, call))
+  fit$ard <- ard$report
+  if (logistic) {
+    fit$loss <- loss
+    fit$logistic <- search$solution$logistic
+  }
+  fit
+}
+
+# Chunked data need a map built beforehand, on a sample: building one needs
+# the data in memory.
+chunked_map <- function(features, call = rlang::caller_env()) {
+  hint <- "Build the map on a sample, for example the first chunk: {.code rff(read_chunk(x, 1)$x, 1000)}."
+  if (is.null(features) || is.character(features)) {
+    abort_arg(c("{.arg features} must be a feature map when {.arg x} is chunked data.", i = hint),
+              call = call)
+  }
+  validate_map(features, arg = "features", deep = TRUE, call = call)
+}
+
+# One pass over the chunks: the sufficient statistics of krr_statistics(),
+# with `chunks` describing the response and columns seen. Each chunk gives
+# its own partial sums (fit_chunk(), in this process or in a future), added
+# here in chunk order, so that the result does not depend on the engine.
+# With `n_folds`, chunk i goes to fold (i - 1) %% n_folds + 1. Each pass
+# (one per bandwidth candidate) must read the same chunks: the first records
+# each chunk's fingerprint in the environment `first_pass`, later ones
+# compare.
+chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, call,
+                               first_pass = new.env()) {
+  acc <- NULL
+  response <- NULL
+  col_names <- NULL
+  args <- list(map = map, col_names = NULL, block_size = block_size, what = "holds bad data")
+  n_read <- for_each_chunk_task(data, "fit_chunk", args, engine = engine, verbose = verbose,
+                                call = call, consume = function(part, i) {
+    with_chunk(data, i, "holds bad data", call = call, {
+      if (i == 1) col_names <<- part$col_names
+      if (chunk_columns_differ(part$col_names, col_names)) {
+        # Same columns in another order, and a map without names: the
+        # chunk is featurised again here with the columns of chunk 1.
+        args$col_names <- col_names
+        args["n_threads"] <- list(engine$n_threads)
+        redo <- run_chunk_task(data, i, fit_chunk, args)
+        if (!is.null(redo$error)) stop(redo$error)
+        part <- redo$value
+      }
+      check_same_chunk(first_pass, i, part$fingerprint)
+      merged <- merge_response(response, part$response)
+      response <<- merged$state
+      fold <- if (!is.null(n_folds)) (i - 1) %% n_folds + 1
+      acc <<- add_partial(acc, map, part$stats, merged$columns, response_width(merged$state),
+                          n_folds, fold)
+    })
+  })
+  if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+  if (is.null(first_pass$n_read)) first_pass$n_read <- n_read
+  if (n_read != first_pass$n_read) {
+    abort_arg(c("{.arg x} gave {n_read} chunk{?s} on this pass over the data, {first_pass$n_read} on the first.",
+                i = "A source must give the same chunks on every pass (one pass per {.arg sigma} candidate)."),
+              call = call)
+  }
+  if (!is.null(n_folds) && n_read < n_folds) {
+    abort_arg("{.code lambda = \"cv\"} assigns whole chunks to folds: {.arg n_folds} ({n_folds}) must not exceed the number of chunks ({n_read}).",
+              call = call)
+  }
+  stats <- finish_statistics(acc)
+  if (response$type == "class") {
+    response <- class_levels(response, call)
+    stats <- class_statistics(stats, response)
+  }
+  stats$chunks <- list(response = response, col_names = col_names)
+  stats
+}
+
+# The task run on each chunk (maybe in a worker): checks the chunk and
+# returns its partial sums (one triangle of Z'Z, Z'y, sums, y'y, n) with its
+# response coding and column names; never the features. `col_names` (chunk
+# 1's, when known and needed) orders the columns.
+fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
+  if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
+  x <- map_input(map, chunk$x, arg = "x")
+  names <- colnames(x)
+  if (!is.null(names)) check_column_names(names, "x", NULL)  # they order the other chunks
+  if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
+  coded <- chunk_response(chunk$y, nrow(x))
+  weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
+  acc <- new_accumulator(map, ncol(coded$y))
+  acc <- accumulate_rows(acc, map, x, coded$y, NULL, block_size, resolve_threads(n_threads),
+                         weights = weights)
+  list(stats = acc$total, response = coded$state, col_names = names,
+       fingerprint = c(rows = nrow(x), x = sum(x), y = sum(coded$y),
+                       weights = if (!is.null(weights)) sum(weights)))
+}
+
+# A chunk's rows and sums must be those it had on the first pass.
+check_same_chunk <- function(first_pass, i, fingerprint) {
+  key <- as.character(i)
+  known <- first_pass[[key]]
+  if (is.null(known)) {
+    assign(key, fingerprint, envir = first_pass)
+  } else if (!identical(known, fingerprint)) {
+    abort_arg(c("It differs from what it held on the first pass over the data (row count or sums).",
+                i = "A source must give the same chunks on every pass (one pass per {.arg sigma} candidate)."))
+  }
+}
+
+# TRUE when a chunk has chunk 1's columns in another order (an error when
+# they are other columns); never for maps with names, which order them.
+chunk_columns_differ <- function(names, col_names) {
+  if (is.null(col_names) || is.null(names) || identical(names, col_names)) return(FALSE)
+  if (!setequal(names, col_names)) {
+    abort_arg(c("{.arg x} must have the columns of chunk 1.",
+                x = "Differing: {.val {union(setdiff(names, col_names), setdiff(col_names, names))}}."))
+  }
+  TRUE
+}
+
+# Adds a chunk's partial sums to the running ones (per fold with folds);
+# `columns` places its response columns among the `k` known so far.
+add_partial <- function(acc, map, stats, columns, k, n_folds, fold) {
+  if (is.null(acc)) acc <- new_accumulator(map, k, n_folds)
+  acc <- widen_accumulator(acc, k)
+  if (!identical(columns, seq_len(k))) {
+    zy <- matrix(0, nrow(stats$zy), k)
+    zy[, columns] <- stats$zy
+    ysum <- yy <- numeric(k)
+    ysum[columns] <- stats$ysum
+    yy[columns] <- stats$yy
+    stats$zy <- zy
+    stats$ysum <- ysum
+    stats$yy <- yy
+  }
+  if (is.null(fold)) {
+    acc$total <- sum_statistics(acc$total, stats)
+  } else {
+    acc$per_fold[[fold]] <- sum_statistics(acc$per_fold[[fold]], stats)
+  }
+  acc
+}
+
+# Without names on the map, chunks are matched to the first chunk's names.
+match_chunk_columns <- function(x, col_names) {
+  names <- colnames(x)
+  if (is.null(col_names) || is.null(names) || identical(names, col_names)) return(x)
+  if (!setequal(names, col_names)) {
+    abort_arg(c("{.arg x} must have the columns of chunk 1.",
+                x = "Differing: {.val {union(setdiff(names, col_names), setdiff(col_names, names))}}."))
+  }
+  x[, col_names, drop = FALSE]
+}
+
+# The chunk's response as a matrix, with its coding state: numeric
+# responses their column count; class labels as 0/1 indicators of the
+# classes in the chunk, in order of appearance (merge_response() places
+# them among all classes seen), turned into the +1 / -1 coding of
+# krr_response() after the pass, when all are known.
+chunk_response <- function(y, n) {
+  if (is.factor(y) || is.character(y)) {
+    labels <- as.character(y)
+    if (anyNA(labels)) abort_arg("{.arg y} must not contain NA values.")
+    seen <- unique(labels)
+    state <- list(type = "class", kind = if (is.factor(y)) "factor" else "character",
+                  factor_levels = if (is.factor(y)) levels(y), seen = seen)
+    y <- 1 * outer(match(labels, seen), seq_along(seen), "==")
+  } else {
+    if (!(is.double(y) || is.integer(y)) || is.object(y) || length(dim(y)) > 2L) {
+      abort_arg("{.arg y} must be a numeric vector or matrix, or a factor or character vector of classes, not {.obj_type_friendly {y}}.")
+    }
+    y <- as.matrix(y)
+    storage.mode(y) <- "double"
+    check_finite(y, arg = "y")
+    state <- list(type = if (ncol(y) == 1) "vector" else "matrix", levels = NULL,
+                  names = colnames(y), k = ncol(y))
+  }
+  if (nrow(y) != n) {
+    abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(y)}.")
+  }
+  if (ncol(y) == 0) abort_arg("{.arg y} must have at least one column.")
+  list(y = y, state = state)
+}
+
+# The response state after one more chunk (checked against chunk 1's), and
+# where the chunk's response columns go.
+merge_response <- function(state, part) {
+  if (is.null(state)) return(list(state = part, columns = seq_len(response_width(part))))
+  if (identical(part$type, "class")) {
+    if (!identical(state$type, "class") || state$kind != part$kind) {
+      abort_arg("{.arg y} must be of the same kind in every chunk: this one holds {response_kind(part)}, chunk 1 {response_kind(state)}.")
+    }
+    if (part$kind == "factor" && !identical(part$factor_levels, state$factor_levels)) {
+      abort_arg(c("{.arg y} must have the same levels in every chunk.",
+                  x = "Levels {.val {part$factor_levels}}; chunk 1 had {.val {state$factor_levels}}."))
+    }
+    state$seen <- union(state$seen, part$seen)
+    return(list(state = state, columns = match(part$seen, state$seen)))
+  }
+  if (!identical(state$type, part$type) || state$k != part$k) {
+    abort_arg("{.arg y} must have the same kind and number of columns in every chunk.")
+  }
+  list(state = state, columns = seq_len(part$k))
+}
+
+response_width <- function(state) {
+  if (identical(state$type, "class")) length(state$seen) else state$k
+}
+
+response_kind <- function(state) {
+  if (!identical(state$type, "class")) "numbers"
+  else if (state$kind == "factor") "a factor" else "character labels"
+}
+
+# New classes in a chunk: zero columns for them in the running statistics.
+widen_accumulator <- function(acc, k) {
+  widen <- function(s) {
+    extra <- k - ncol(s$zy)
+    if (extra <= 0) return(s)
+    s$zy <- cbind(s$zy, matrix(0, nrow(s$zy), extra))
+    s$ysum <- c(s$ysum, numeric(extra))
+    s$yy <- c(s$yy, numeric(extra))
+    s
+  }
+  acc$total <- widen(acc$total)
+  if (!is.null(acc$per_fold)) acc$per_fold <- lapply(acc$per_fold, widen)
+  acc
+}
+
+# The classes, ordered as droplevels() (factors) or factor() (character
+# labels) would order them in memory.
+class_levels <- function(response, call) {
+  levels <- if (response$kind == "factor") {
+    response$factor_levels[response$factor_levels %in% response$seen]
+  } else sort(response$seen)
+  if (length(levels) < 2) {
+    abort_arg("{.arg y} must have at least two classes over all chunks, not {length(levels)}.",
+              call = call)
+  }
+  response$levels <- response$names <- levels
+  response
+}
+
+# From 0/1 class indicators to the +1 / -1 coding: y = 2 I - 1, so
+# Z'y = 2 Z'I - colSums(Z), sum(y) = 2 count - n and y'y = n.
+class_statistics <- function(stats, response) {
+  levels <- response$levels
+  order <- match(levels, response$seen)
+  recode <- function(s) {
+    s$zy <- 2 * s$zy[, order, drop = FALSE] - s$zsum
+    colnames(s$zy) <- levels
+    s$ysum <- 2 * s$ysum[order] - s$n
+    s$yy <- rep(s$n, length(levels))
+    s
+  }
+  stats <- recode(stats)
+  if (!is.null(stats$folds)) stats$folds <- lapply(stats$folds, recode)
+  stats
+}
+
+# Predictions for every row of chunked newdata, in chunk order (each chunk
+# predicted where it is read: in this process or in a future).
+predict_chunked <- function(object, newdata, type, n_threads, block_size, parallel,
+                            call = rlang::caller_env()) {
+  check_count(block_size, call = call)
+  engine <- chunk_engine(parallel, n_threads, call = call)
+  parts <- list()
+  args <- list(object = object, type = type, block_size = block_size,
+               what = "could not be predicted")
+  for_each_chunk_task(newdata, "predict_chunk", args, engine = engine, verbose = FALSE,
+                      call = call, consume = function(value, i) parts[[i]] <<- value)
+  if (type == "class") {
+    return(factor(unlist(lapply(parts, as.character)), levels = object$response$levels))
+  }
+  if (object$response$type == "vector") unlist(parts) else do.call(rbind, parts)
+}
+
+predict_chunk <- function(chunk, i, object, type, block_size, n_threads) {
+  # Checked here so that the message names `x` (formula fits check in
+  # model.frame()).
+  x <- if (is.null(object$terms)) fit_input(object, chunk$x, arg = "x") else chunk$x
+  predict.kitchen_krr(object, x, type = type, n_threads = n_threads, block_size = block_size,
+                      parallel = "none")
+}

@@ -1,0 +1,138 @@
+# predict() for krr_fit() fits: blocks of new rows through the map and the
+# coefficients (chunked newdata: R/krr_chunked.R), as values, classes,
+# probabilities or links.
+
+#' Predictions from a random-feature ridge regression
+#'
+#' @param object A fit from [krr_fit()].
+#' @param newdata New data with the training columns (matched by name when
+#'   the training data had names); a data frame for formula fits. Or chunked
+#'   data from [chunked()]: the predictions for all rows are returned in
+#'   chunk order, one chunk read at a time. Left out, the fitted values of
+#'   the training rows (padded with NA under `na.exclude`, see
+#'   [fitted()][kitchen_krr-methods]).
+#' @param type `"response"` for the fitted values (a vector for a single
+#'   response, else a matrix with one column per response or class; for a
+#'   `loss = "logistic"` fit, the class probabilities), `"class"` for the
+#'   predicted class of a classification fit, `"prob"` for the class
+#'   probabilities (an n x K matrix whose rows sum to 1, the classes as
+#'   column names): those of the model for `loss = "logistic"` fits, and
+#'   for least-squares fits made in memory with an [rff()] or [fastfood()]
+#'   map a multinomial logistic calibration of the one-vs-rest scores,
+#'   fitted at `krr_fit()` time on each training row's score from the
+#'   fold fit that did not see it (the CV folds, or 5 interleaved folds);
+#'   and for logistic fits `"link"` (the log-odds of the second class for two classes, as
+#'   [glm()]; the log-probabilities for more).
+#' @inheritParams krr_fit
+#' @param parallel For chunked `newdata` only: `"auto"` (the default)
+#'   predicts each chunk in a future when a [future][future::plan] plan other
+#'   than sequential is set, `"future"` always does, `"none"` never does; the
+#'   predictions are the same, in chunk order (see [chunked()]).
+#' @param na.action For formula fits: what to do with rows of `newdata`
+#'   holding NA in the predictors. The default [na.pass()] predicts NA for
+#'   them, in their places, as [predict.lm()] does; [na.omit()] drops them.
+#'   (Matrix `newdata` must be free of NA.)
+#' @param verbose Show a progress bar while predicting many rows.
+#' @param ... Not used.
+#' @return For `type = "response"`, a numeric vector (one response) or a
+#'   matrix with a column per response or class; for `type = "class"`, a
+#'   factor with the training levels.
+#' @seealso [krr_fit()], [chunked()] for predictions on data larger than
+#'   memory.
+#' @export
+#' @examples
+#' set.seed(1)
+#' x <- matrix(runif(1000 * 2, -3, 3), 1000, 2)
+#' y <- sin(x[, 1]) + cos(x[, 2]) + rnorm(1000, sd = 0.1)
+#' fit <- krr_fit(x[1:800, ], y[1:800], rff(x[1:800, ], 200, sigma = 1, seed = 1),
+#'                n_threads = 2)
+#' yhat <- predict(fit, x[801:1000, ], n_threads = 2)
+#' sqrt(mean((yhat - y[801:1000])^2))
+#'
+#' # Classes, and the fitted +1 / -1 scores behind them
+#' label <- factor(ifelse(y > 0.5, "high", "low"))
+#' classifier <- krr_fit(x[1:800, ], label[1:800],
+#'                       rff(x[1:800, ], 200, sigma = 1, seed = 1), n_threads = 2)
+#' table(predict(classifier, x[801:1000, ], type = "class", n_threads = 2),
+#'       label[801:1000])
+#' head(predict(classifier, x[801:1000, ], n_threads = 2), 3)
+predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "prob", "link"),
+                                n_threads = NULL, block_size = 4096,
+                                parallel = c("auto", "future", "none"),
+                                na.action = stats::na.pass, verbose = FALSE, ...) {
+  validate_fit(object)
+  type <- match_choice(type, c("response", "class", "prob", "link"))
+  logistic <- identical(object[["loss"]], "logistic")
+  if (type == "class" && object$response$type != "class") {
+    abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
+  }
+  calibrated <- type == "prob" && !logistic && !is.null(object$calibration)
+  if (type == "link" && !logistic) {
+    abort_arg(c("{.code type = \"link\"} needs a fit with {.code loss = \"logistic\"}.",
+                i = "Least-squares scores of a classification fit are not probabilities."))
+  }
+  if (type == "prob" && !logistic && is.null(object$calibration)) {
+    abort_arg(c("{.code type = \"prob\"} needs a classification fit with {.code loss = \"logistic\"}, or a least-squares classification fit on data in memory with an {.fn rff} or {.fn fastfood} map.",
+                i = "Least-squares scores are calibrated on cross-validated scores when such a fit is made."))
+  }
+  check_flag(verbose)
+  if (missing(newdata) || is.null(newdata)) {
+    fitted <- fitted_values(object)
+    out <- if (type == "class") class_of(object, fitted) else
+      if (logistic) logistic_output(log(fitted), type) else
+      if (calibrated) calibrated_probabilities(fitted, object$calibration, object$response$levels) else
+      fitted
+    return(stats::napredict(object$na.action, out))
+  }
+  if (inherits(newdata, "kitchen_chunked")) {
+    return(predict_chunked(object, newdata, type, n_threads, block_size, parallel))
+  }
+  design <- NULL
+  if (!is.null(object$terms)) {
+    design <- formula_newdata(object, newdata, na.action)
+    newdata <- design$x
+    if (!is.null(design$complete)) newdata <- newdata[design$complete, , drop = FALSE]
+  }
+  newdata <- fit_input(object, newdata)
+  n_threads <- resolve_threads(n_threads)
+  check_count(block_size)
+  out <- predict_rows(object, newdata, n_threads, block_size, verbose)
+  if (!is.null(design$complete)) {
+    # Rows with NA (kept by na.pass): NA predictions in their places.
+    padded <- matrix(NA_real_, length(design$complete), ncol(out),
+                     dimnames = list(rownames(design$x), colnames(out)))
+    padded[design$complete, ] <- out
+    out <- padded
+  }
+  if (!is.null(design$offset)) out <- out + design$offset
+  if (type == "class") return(class_of(object, out))
+  if (logistic) return(logistic_output(out, type))
+  if (calibrated) return(calibrated_probabilities(out, object$calibration, object$response$levels))
+  if (object$response$type == "vector") drop(out) else out
+}
+
+# Predictions of the fit on checked rows (map_input()), as a matrix with a
+# column per response or class, block by block.
+predict_rows <- function(object, x, n_threads, block_size, verbose, label = "Predicting") {
+  n <- nrow(x)
+  out <- matrix(0, n, ncol(object$coefficients), dimnames = list(rownames(x), object$response$names))
+  bar <- if (verbose && n > block_size) cli::cli_progress_bar(label, total = n, clear = TRUE)
+  for (start in seq(1, max(n, 1), by = block_size)) {
+    rows <- start:min(n, start + block_size - 1)
+    if (n == 0) break
+    out[rows, ] <- if (inherits(object$map, "kitchen_rbin")) {
+      binned_scores(object, x[rows, , drop = FALSE], n_threads)  # R/krr_binned_predict.R
+    } else {
+      map_features(object$map, x[rows, , drop = FALSE], n_threads) %*% object$coefficients
+    }
+    if (!is.null(bar)) cli::cli_progress_update(set = max(rows), id = bar)
+  }
+  out + rep(object$intercept, each = n)  # as sweep(), without its R-level cost
+}
+
+# The class with the largest score in each row.
+class_of <- function(object, scores) {
+  scores <- as.matrix(scores)
+  factor(object$response$levels[max.col(scores, ties.method = "first")],
+         levels = object$response$levels)
+}

@@ -1,0 +1,47 @@
+# The ridge solve from the sufficient statistics: a fixed lambda by
+# Cholesky, or the lambda path scored by GCV (and CV: R/krr_cv.R) from one
+# tridiagonal reduction of Z'Z.
+
+# Ridge solution with an unpenalised intercept from the sufficient statistics.
+krr_solve <- function(stats, lambda, n_threads) {
+  check_response_sums(stats)
+  n <- stats$n
+  zbar <- stats$zsum / n
+  ybar <- stats$ysum / n
+  gram <- gram_center_cpp(stats$gram, zbar, n, n_threads)  # centred Z'Z (C++: interruptible)
+  zy <- stats$zy - n * tcrossprod(zbar, ybar)        # centred Z'y
+  yy <- stats$yy - n * ybar^2                        # centred y'y, per response
+  dim <- nrow(gram)
+  if (features_constant(gram, stats$gram)) return(intercept_only_fit(stats, lambda, ybar, zbar, yy))
+
+  if (is.numeric(lambda) && length(lambda) == 1) {
+    w <- ridge_solve(gram, lambda, zy, n_threads)
+    path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
+  } else {
+    # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
+    # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry. With
+    # "cv", K-fold CV chooses; the GCV scores are reported alongside, from
+    # the same reduction of Z'Z that gives the chosen coefficients.
+    lambdas <- if (is.character(lambda)) default_lambdas(diag(gram)) else lambda
+    cv <- if (identical(lambda, "cv")) cv_path(stats, lambdas, n_threads)
+    chosen <- if (is.null(cv)) 0L else which.min(cv)
+    if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen,
+                                 tridiagonal_on_lapack(), n_threads, resolve_simd())
+    if (scored$best == 0) abort_no_lambda(lambdas)
+    path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
+    if (!is.null(cv)) path$cv <- cv
+    lambda <- lambdas[scored$best]
+    w <- scored$coefficients
+  }
+  colnames(w) <- colnames(zy)
+  rss <- yy - 2 * colSums(w * zy) + gram_quadratic_forms_cpp(gram, w, n_threads)
+  list(coefficients = w, intercept = drop(ybar - crossprod(w, zbar)), lambda = lambda,
+       path = path, training_rmse = sqrt(pmax(rss, 0) / n))
+}
+
+# 50 candidates spanning ten decades below the mean eigenvalue of Z'Z.
+default_lambdas <- function(values) {
+  scale <- max(mean(values), .Machine$double.eps)
+  scale * 10^seq(1, -9, length.out = 50)
+}
