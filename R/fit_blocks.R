@@ -32,8 +32,8 @@ fit_block <- function(pass, map, x, rows, y, w, set, call = rlang::caller_env())
   root <- if (!is.null(w)) sqrt(w)
   if (!is.null(root)) y <- root * y
   rows <- as.integer(rows)
-  if (!inherits(map, c("kitchen_rff", "kitchen_fastfood"))) {
-    # Other dense maps (nystrom()): their features from predict(), summed here.
+  if (inherits(map, "kitchen_nystrom")) {
+    # Kernel values times K_CC^(-1/2): the features from predict(), summed in C++.
     x <- predict(map, x[rows, , drop = FALSE], n_threads = attr(pass, "n_threads"))
     rows <- seq_len(nrow(x))
   } else if (inherits(x, "dgCMatrix")) {
@@ -58,7 +58,7 @@ finish_fit_pass <- function(pass, acc, fresh, response_names) {
       stats$zy <- set[[2]]
       stats$zsum <- set[[3]]
     } else {
-      stats$gram <- stats$gram + set[[1]]
+      stats$gram <- gram_combine_cpp(stats$gram, set[[1]], 1, 1L)  # interruptible
       stats$zy <- stats$zy + set[[2]]
       stats$zsum <- stats$zsum + set[[3]]
     }

@@ -23,6 +23,8 @@
 #include "map_fields.h"
 #include "sparse_input.h"
 
+SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
+
 #ifndef FCONE
 #define FCONE
 #endif
@@ -78,7 +80,7 @@ fit_workspace& workspace() {
 // fit_pass_sums_cpp() hands them back.
 struct fit_pass {
   bool is_rff = true;
-  bool given = false;  // other dense maps (nystrom()): R makes each block's features
+  bool given = false;  // nystrom() maps: R makes each block's features
   kitchen_glue::rff_view rff;
   kitchen::fastfood_map fastfood;
   std::vector<double> folded;
@@ -161,7 +163,7 @@ void fit_workspace_hold_cpp(bool hold) {
 }
 
 // A pass over rows for `map` (an rff() or fastfood() object, checked here
-// once; for other dense maps, fit_block_cpp() takes the block's features),
+// once; for a nystrom() map, fit_block_cpp() takes the block's features),
 // k response columns and n_sets sets of sums (one per fold, or one),
 // with `settings` from fit_settings(). Returns the pass (an external
 // pointer, with the sums in its protected list), or a string saying what is
@@ -179,9 +181,11 @@ SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings) {
                                               kitchen_glue::map_field(map, "scale"),
                                               pass->fastfood, pass->folded);
     pass->dim = pass->fastfood.width();
-  } else {
+  } else if (Rf_inherits(map, "kitchen_nystrom")) {
     pass->is_rff = false;
     pass->given = true;
+  } else {
+    Rcpp::stop("The fit's block loop takes rff(), fastfood() and nystrom() maps.");
   }
   if (problem) return Rf_mkString(problem);
   SEXP n_features = kitchen_glue::map_field(map, "n_features");
@@ -204,10 +208,12 @@ SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings) {
   Rcpp::Shield<SEXP> sets(Rf_allocVector(VECSXP, n_sets));
   for (int s = 0; s < n_sets; ++s) {
     Rcpp::Shield<SEXP> set(Rf_allocVector(VECSXP, 3));
-    SET_VECTOR_ELT(set, 0, Rf_allocMatrix(REALSXP, static_cast<int>(dim), static_cast<int>(dim)));
+    // Z'Z's zeros by blocks between interrupt checks: five folds' 1.15 GB
+    // matrices at D = 12,000 take seconds to touch for the first time.
+    SET_VECTOR_ELT(set, 0, gram_copy_interruptible(R_NilValue, dim, pass->n_threads));
     SET_VECTOR_ELT(set, 1, Rf_allocMatrix(REALSXP, static_cast<int>(dim), k));
     SET_VECTOR_ELT(set, 2, Rf_allocVector(REALSXP, static_cast<R_xlen_t>(dim)));
-    for (int e = 0; e < 3; ++e) {
+    for (int e = 1; e < 3; ++e) {
       SEXP v = VECTOR_ELT(set, e);
       std::memset(REAL(v), 0, sizeof(double) * static_cast<std::size_t>(XLENGTH(v)));
     }

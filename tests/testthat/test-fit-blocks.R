@@ -73,7 +73,7 @@ test_that("misuse of the block loop is an error, not a crash", {
               "character")
   expect_error(kitchen:::fit_pass_cpp(map, 1L, 1L, list(n_threads = 1L)), "settings")
   expect_error(kitchen:::fit_pass_cpp(rbin(x, 4, sigma = 1, seed = 1), 1L, 1L, settings),
-               "rff\\(\\) and fastfood\\(\\)")
+               "rff\\(\\), fastfood\\(\\) and nystrom\\(\\)")
   tampered <- map
   tampered$projection <- tampered$projection[, 1:2]
   expect_type(kitchen:::fit_pass_cpp(tampered, 1L, 1L, settings), "character")

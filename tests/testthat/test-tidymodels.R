@@ -55,8 +55,10 @@ test_that("a recipe and kernel_ridge() tune, finalize, fit and predict held-out 
   prepped <- recipes::prep(recipe, training = train)
   x_train <- as.matrix(recipes::bake(prepped, train)[c("x1", "x2", "x3")])
   x_test <- as.matrix(recipes::bake(prepped, test)[c("x1", "x2", "x3")])
+  # (kernel_ridge() with rbf_sigma keeps kernlab's standardised predictors)
   direct <- krr_fit(x_train, train$y, lambda = best$penalty * nrow(train), n_features = 100,
-                    sigma = 1 / sqrt(2 * best$rbf_sigma), seed = 1, n_threads = 1)
+                    sigma = 1 / sqrt(2 * best$rbf_sigma), scale = "standard", seed = 1,
+                    n_threads = 1)
   expect_equal(predicted$.pred, unname(predict(direct, x_test)), tolerance = 1e-10)
   # And it predicts: far better than the mean on rows it never saw.
   test_rmse <- sqrt(mean((predicted$.pred - test$y)^2))
