@@ -120,12 +120,17 @@ parquet_file_groups <- function(file, reader) {
     rows <- as.numeric(nanoparquet::read_parquet_info(file)$num_rows)
     groups <- if (rows > 0) NA_integer_ else integer()
   } else {
-    pq <- arrow::ParquetFileReader$create(file)
+    pq <- arrow_file_reader()$create(file)
     rows <- as.numeric(pq$num_rows)
     groups <- if (rows > 0) seq_len(pq$num_row_groups) - 1L else integer()
   }
   structure(data.frame(file = rep(file, length(groups)), group = groups), rows = rows)
 }
+
+# arrow is optional and not among the Suggests (its install downloads a C++
+# library, which machines without internet cannot): found by name when
+# installed.
+arrow_file_reader <- function() getExportedValue("arrow", "ParquetFileReader")
 
 # Chunk i (a file or one of its row groups), or NULL past the end.
 read_parquet_chunk <- function(data, i) {
@@ -145,7 +150,7 @@ read_parquet_chunk <- function(data, i) {
     nanoparquet::read_parquet(part$file, col_select = columns,
                               options = nanoparquet::parquet_options(class = "data.frame"))
   } else {
-    file <- arrow::ParquetFileReader$create(part$file)
+    file <- arrow_file_reader()$create(part$file)
     indices <- if (!is.null(columns)) match(columns, file$GetSchema()$names) - 1L
     if (anyNA(indices)) indices <- NULL  # chunk_from_frame() names what is missing
     as.data.frame(file$ReadRowGroup(part$group, column_indices = indices))
