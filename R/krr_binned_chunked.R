@@ -32,13 +32,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
                                 call = call, consume = function(part, i) {
     with_chunk(data, i, "holds bad data", call = call, {
       if (i == 1) col_names <<- part$col_names
-      if (chunk_columns_differ(part$col_names, col_names)) {
-        args$col_names <- col_names
-        args["n_threads"] <- list(engine$n_threads)
-        redo <- run_chunk_task(data, i, binned_chunk, args)
-        if (!is.null(redo$error)) stop(redo$error)
-        part <- redo$value
-      }
+      part <- chunk_in_first_order(data, i, part, col_names, binned_chunk, args, engine)
       merged <- merge_response(response, part$response)
       response <<- merged$state
       part$columns <- merged$columns

@@ -104,15 +104,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
                                 call = call, consume = function(part, i) {
     with_chunk(data, i, "holds bad data", call = call, {
       if (i == 1) col_names <<- part$col_names
-      if (chunk_columns_differ(part$col_names, col_names)) {
-        # Same columns in another order, and a map without names: the
-        # chunk is featurised again here with the columns of chunk 1.
-        args$col_names <- col_names
-        args["n_threads"] <- list(engine$n_threads)
-        redo <- run_chunk_task(data, i, fit_chunk, args)
-        if (!is.null(redo$error)) stop(redo$error)
-        part <- redo$value
-      }
+      part <- chunk_in_first_order(data, i, part, col_names, fit_chunk, args, engine)
       check_same_chunk(first_pass, i, part$fingerprint)
       merged <- merge_response(response, part$response)
       response <<- merged$state
@@ -205,6 +197,17 @@ add_partial <- function(acc, map, stats, columns, k, n_folds, fold) {
     acc$per_fold[[fold]] <- sum_statistics(acc$per_fold[[fold]], stats)
   }
   acc
+}
+
+# A chunk holding chunk 1's columns in another order, for a map without
+# names: its task is run again here with the columns of chunk 1.
+chunk_in_first_order <- function(data, i, part, col_names, task, args, engine) {
+  if (!chunk_columns_differ(part$col_names, col_names)) return(part)
+  args$col_names <- col_names
+  args["n_threads"] <- list(engine$n_threads)
+  redo <- run_chunk_task(data, i, task, args)
+  if (!is.null(redo$error)) stop(redo$error)
+  redo$value
 }
 
 # Without names on the map, chunks are matched to the first chunk's names.
