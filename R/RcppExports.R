@@ -53,6 +53,10 @@ gram_combine_cpp <- function(a, b, sign, n_threads) {
     .Call(`_kitchen_gram_combine_cpp`, a, b, sign, n_threads)
 }
 
+gram_sum_cpp <- function(grams, n_threads) {
+    .Call(`_kitchen_gram_sum_cpp`, grams, n_threads)
+}
+
 gram_difference_center_cpp <- function(a, b, zbar, n, n_threads) {
     .Call(`_kitchen_gram_difference_center_cpp`, a, b, zbar, n, n_threads)
 }
@@ -81,8 +85,8 @@ gram_symmetrize_cpp <- function(gram, n_threads = 1L) {
     .Call(`_kitchen_gram_symmetrize_cpp`, gram, n_threads)
 }
 
-gram_zeros_cpp <- function(dim, n_threads = 1L) {
-    .Call(`_kitchen_gram_zeros_cpp`, dim, n_threads)
+gram_symmetrize_in_place_cpp <- function(gram, n_threads = 1L) {
+    .Call(`_kitchen_gram_symmetrize_in_place_cpp`, gram, n_threads)
 }
 
 gram_center_cpp <- function(gram, zbar, n, n_threads) {

@@ -14,9 +14,8 @@ check_response_sums <- function(stats, call = rlang::caller_env(2)) {
 
 # Features that do not vary over the rows (constant x, or a single row):
 # centring leaves only rounding, well below the uncentred diagonal.
-features_constant <- function(centred, uncentred) {
-  top <- max(diag(uncentred))
-  !(max(diag(centred)) > 1e3 * .Machine$double.eps * top)
+features_constant <- function(centred_diagonal, diagonal) {
+  !(max(centred_diagonal) > 1e3 * .Machine$double.eps * max(diagonal))
 }
 
 # The fit is then the mean of y: no coefficient can lower the error, and

@@ -8,11 +8,21 @@ krr_solve <- function(stats, lambda, n_threads) {
   n <- stats$n
   zbar <- stats$zsum / n
   ybar <- stats$ysum / n
-  gram <- gram_center_cpp(stats$gram, zbar, n, n_threads)  # centred Z'Z (C++: interruptible)
   zy <- stats$zy - n * tcrossprod(zbar, ybar)        # centred Z'y
   yy <- stats$yy - n * ybar^2                        # centred y'y, per response
-  dim <- nrow(gram)
-  if (features_constant(gram, stats$gram)) return(intercept_only_fit(stats, lambda, ybar, zbar, yy))
+  # the centred Z'Z's diagonal, as gram_center_cpp() computes it; the matrix
+  # itself only after CV, which holds the folds' matrices (1.15 GB each at
+  # D = 12,000) and two working ones
+  centred_diagonal <- diag(stats$gram) - n * (zbar * zbar)
+  if (features_constant(centred_diagonal, diag(stats$gram))) {
+    return(intercept_only_fit(stats, lambda, ybar, zbar, yy))
+  }
+  cv <- NULL
+  if (identical(lambda, "cv")) {
+    lambdas <- default_lambdas(centred_diagonal)
+    cv <- cv_path(stats, lambdas, n_threads)
+  }
+  gram <- gram_center_cpp(stats$gram, zbar, n, n_threads)  # centred Z'Z (C++: interruptible)
 
   if (is.numeric(lambda) && length(lambda) == 1) {
     w <- ridge_solve(gram, lambda, zy, n_threads)
@@ -22,8 +32,7 @@ krr_solve <- function(stats, lambda, n_threads) {
     # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry. With
     # "cv", K-fold CV chooses; the GCV scores are reported alongside, from
     # the same reduction of Z'Z that gives the chosen coefficients.
-    lambdas <- if (is.character(lambda)) default_lambdas(diag(gram)) else lambda
-    cv <- if (identical(lambda, "cv")) cv_path(stats, lambdas, n_threads)
+    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal) else lambda
     chosen <- if (is.null(cv)) 0L else which.min(cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
     scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen,

@@ -182,6 +182,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// gram_sum_cpp
+SEXP gram_sum_cpp(Rcpp::List grams, int n_threads);
+RcppExport SEXP _kitchen_gram_sum_cpp(SEXP gramsSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type grams(gramsSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_sum_cpp(grams, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // gram_difference_center_cpp
 SEXP gram_difference_center_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, Rcpp::NumericVector zbar, double n, int n_threads);
 RcppExport SEXP _kitchen_gram_difference_center_cpp(SEXP aSEXP, SEXP bSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP n_threadsSEXP) {
@@ -269,14 +280,14 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// gram_zeros_cpp
-SEXP gram_zeros_cpp(int dim, int n_threads);
-RcppExport SEXP _kitchen_gram_zeros_cpp(SEXP dimSEXP, SEXP n_threadsSEXP) {
+// gram_symmetrize_in_place_cpp
+SEXP gram_symmetrize_in_place_cpp(Rcpp::NumericMatrix gram, int n_threads);
+RcppExport SEXP _kitchen_gram_symmetrize_in_place_cpp(SEXP gramSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< int >::type dim(dimSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gram_zeros_cpp(dim, n_threads));
+    rcpp_result_gen = Rcpp::wrap(gram_symmetrize_in_place_cpp(gram, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -554,6 +565,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fit_block_cpp", (DL_FUNC) &_kitchen_fit_block_cpp, 6},
     {"_kitchen_fit_pass_sums_cpp", (DL_FUNC) &_kitchen_fit_pass_sums_cpp, 1},
     {"_kitchen_gram_combine_cpp", (DL_FUNC) &_kitchen_gram_combine_cpp, 4},
+    {"_kitchen_gram_sum_cpp", (DL_FUNC) &_kitchen_gram_sum_cpp, 2},
     {"_kitchen_gram_difference_center_cpp", (DL_FUNC) &_kitchen_gram_difference_center_cpp, 5},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
@@ -561,7 +573,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 5},
     {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 2},
-    {"_kitchen_gram_zeros_cpp", (DL_FUNC) &_kitchen_gram_zeros_cpp, 2},
+    {"_kitchen_gram_symmetrize_in_place_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_in_place_cpp, 2},
     {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},

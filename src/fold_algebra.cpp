@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <vector>
 
 #include "kitchen/blocked_cholesky.hpp"
 #include "kitchen/fold_algebra.hpp"
@@ -30,6 +31,36 @@ SEXP gram_combine_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, double sign,
                                     [&](std::size_t begin, std::size_t end) {
     for (std::size_t u = begin; u < end; ++u) {
       kitchen::gram_combine_columns(pa, pb, sign, rows, cols, u, res);
+    }
+  });
+  return out;
+}
+
+// The sum of a list of matrices of one shape (a new matrix): the folds'
+// Gram matrices summed in one pass, without the intermediate sums of R's
+// Reduce() (each a fresh 1.15 GB matrix at D = 12,000).
+// [[Rcpp::export(rng = false)]]
+SEXP gram_sum_cpp(Rcpp::List grams, int n_threads) {
+  const std::size_t count = grams.size();
+  if (count == 0) Rcpp::stop("grams must not be empty.");
+  Rcpp::NumericMatrix first = grams[0];
+  const std::size_t rows = first.nrow(), cols = first.ncol();
+  std::vector<const double*> parts(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    SEXP g = grams[k];
+    if (!Rf_isReal(g) || !Rf_isMatrix(g) || static_cast<std::size_t>(Rf_nrows(g)) != rows ||
+        static_cast<std::size_t>(Rf_ncols(g)) != cols) {
+      Rcpp::stop("grams must be numeric matrices of one shape.");
+    }
+    parts[k] = REAL(g);
+  }
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(rows, cols));
+  double* res = REAL(out);
+  kitchen_glue::parallel_for_chunks(kitchen::fold_algebra_units(cols, kitchen::fold_algebra_block),
+                                    (count + 1.0) * rows * kitchen::fold_algebra_block, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    for (std::size_t u = begin; u < end; ++u) {
+      kitchen::gram_sum_columns(parts.data(), count, rows, cols, u, res);
     }
   });
   return out;

@@ -17,6 +17,32 @@ test_that("gram_combine_cpp() is a + sign * b, for 1 and 2 threads", {
   expect_error(kitchen:::gram_combine_cpp(g, h[, -1], 1, 1L), "same shape")
 })
 
+test_that("gram_sum_cpp() is Reduce(`+`, grams), in the list's order", {
+  grams <- lapply(1:5, function(seed) gram_fixture(130, seed) * 10^(seed - 3))
+  for (threads in 1:2) {
+    expect_identical(kitchen:::gram_sum_cpp(grams, threads), Reduce(`+`, grams))
+    expect_identical(kitchen:::gram_sum_cpp(grams[1], threads), grams[[1]])
+  }
+  expect_error(kitchen:::gram_sum_cpp(list(grams[[1]], grams[[2]][-1, ]), 1L), "one shape")
+  expect_error(kitchen:::gram_sum_cpp(list(), 1L), "empty")
+})
+
+test_that("the in-place symmetrising gives gram_symmetrize_cpp()'s matrix", {
+  for (d in c(1, 63, 64, 65, 200)) {
+    upper <- gram_fixture(d)
+    upper[lower.tri(upper)] <- -99  # what the fit pass leaves below the diagonal
+    reference <- upper
+    reference[lower.tri(reference)] <- t(upper)[lower.tri(upper)]
+    expect_identical(kitchen:::gram_symmetrize_cpp(upper), reference)
+    for (threads in 1:2) {
+      g <- upper + 0  # a matrix of its own, changed in place
+      expect_null(kitchen:::gram_symmetrize_in_place_cpp(g, threads))
+      expect_identical(g, reference)
+      expect_true(isSymmetric(g, tol = 0))
+    }
+  }
+})
+
 test_that("gram_quadratic_forms_cpp() is colSums(w * (gram %*% w))", {
   g <- gram_fixture(300)
   w <- matrix(rnorm(300 * 21), 300)

@@ -30,6 +30,18 @@ inline void gram_combine_columns(const double* a, const double* b, double sign, 
   for (std::size_t e = j0 * dim; e < j1 * dim; ++e) out[e] = a[e] + sign * b[e];
 }
 
+// Columns of unit u of the sum of `count` matrices, added in their order
+// (((g0 + g1) + g2) + ...), as R's Reduce(`+`, ...) adds them.
+inline void gram_sum_columns(const double* const* g, std::size_t count, std::size_t dim,
+                             std::size_t cols, std::size_t u, double* out) {
+  const std::size_t j0 = u * fold_algebra_block, j1 = std::min(cols, j0 + fold_algebra_block);
+  for (std::size_t e = j0 * dim; e < j1 * dim; ++e) {
+    double s = g[0][e];
+    for (std::size_t k = 1; k < count; ++k) s += g[k][e];
+    out[e] = s;
+  }
+}
+
 // Columns of unit u of (a - b) - n zbar zbar' (a, b symmetric): a fold's
 // training Gram matrix centred in one pass, as gram_centered()
 // (gram_finish.hpp) would centre a - b, without a - b in memory.

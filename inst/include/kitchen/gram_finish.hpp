@@ -37,6 +37,16 @@ inline void gram_symmetric_copy(const double* g, std::size_t dim, std::size_t u,
   }
 }
 
+// Columns of unit u of g made symmetric in place: their entries below the
+// diagonal from the upper triangle (of later columns: units never write
+// what another reads).
+inline void gram_mirror_upper(double* g, std::size_t dim, std::size_t u) {
+  const std::size_t j0 = u * gram_finish_block, j1 = std::min(dim, j0 + gram_finish_block);
+  for (std::size_t i = j0 + 1; i < dim; ++i) {
+    for (std::size_t j = j0; j < std::min(j1, i); ++j) g[i + j * dim] = g[j + i * dim];
+  }
+}
+
 // Columns of unit u of G - n zbar zbar' (G symmetric), each entry as R's
 // g - n * (zbar_i * zbar_j): the result is symmetric too.
 inline void gram_centered(const double* g, const double* zbar, double n, std::size_t dim,
