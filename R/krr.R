@@ -377,37 +377,6 @@ new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
   ), class = "kitchen_krr")
 }
 
-# The response as a numeric n x k matrix, with how to map predictions back.
-krr_response <- function(y, n, call = rlang::caller_env()) {
-  if (is.factor(y)) {
-    y <- droplevels(y)
-    if (anyNA(y)) abort_arg("{.arg y} must not contain NA values.", call = call)
-    levels <- levels(y)
-    if (length(levels) < 2) {
-      abort_arg("{.arg y} must have at least two classes, not {length(levels)}.", call = call)
-    }
-    coded <- 2 * outer(as.integer(y), seq_along(levels), "==") - 1
-    colnames(coded) <- levels
-    out <- list(y = coded, type = "class", levels = levels, names = levels)
-  } else {
-    if (!(is.double(y) || is.integer(y)) || is.object(y) || length(dim(y)) > 2L) {
-      abort_arg("{.arg y} must be a numeric vector or matrix, or a factor for classification, not {.obj_type_friendly {y}}.",
-                call = call)
-    }
-    y <- as.matrix(y)
-    storage.mode(y) <- "double"
-    check_finite(y, arg = "y", call = call)
-    out <- list(y = y, type = if (ncol(y) == 1) "vector" else "matrix",
-                levels = NULL, names = colnames(y))
-  }
-  if (nrow(out$y) != n) {
-    abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(out$y)}.",
-              call = call)
-  }
-  if (ncol(out$y) == 0) abort_arg("{.arg y} must have at least one column.", call = call)
-  out
-}
-
 # Z'Z is a dense D x D matrix (plus copies while solving): refused up front,
 # with the memory it would need, past max_dense_entries (as kernel_matrix()).
 check_gram_size <- function(n_features, call = rlang::caller_env()) {

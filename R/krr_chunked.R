@@ -221,66 +221,6 @@ match_chunk_columns <- function(x, col_names) {
   x[, col_names, drop = FALSE]
 }
 
-# The chunk's response as a matrix, with its coding state: numeric
-# responses their column count; class labels as 0/1 indicators of the
-# classes in the chunk, in order of appearance (merge_response() places
-# them among all classes seen), turned into the +1 / -1 coding of
-# krr_response() after the pass, when all are known.
-chunk_response <- function(y, n) {
-  if (is.factor(y) || is.character(y)) {
-    labels <- as.character(y)
-    if (anyNA(labels)) abort_arg("{.arg y} must not contain NA values.")
-    seen <- unique(labels)
-    state <- list(type = "class", kind = if (is.factor(y)) "factor" else "character",
-                  factor_levels = if (is.factor(y)) levels(y), seen = seen)
-    y <- 1 * outer(match(labels, seen), seq_along(seen), "==")
-  } else {
-    if (!(is.double(y) || is.integer(y)) || is.object(y) || length(dim(y)) > 2L) {
-      abort_arg("{.arg y} must be a numeric vector or matrix, or a factor or character vector of classes, not {.obj_type_friendly {y}}.")
-    }
-    y <- as.matrix(y)
-    storage.mode(y) <- "double"
-    check_finite(y, arg = "y")
-    state <- list(type = if (ncol(y) == 1) "vector" else "matrix", levels = NULL,
-                  names = colnames(y), k = ncol(y))
-  }
-  if (nrow(y) != n) {
-    abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(y)}.")
-  }
-  if (ncol(y) == 0) abort_arg("{.arg y} must have at least one column.")
-  list(y = y, state = state)
-}
-
-# The response state after one more chunk (checked against chunk 1's), and
-# where the chunk's response columns go.
-merge_response <- function(state, part) {
-  if (is.null(state)) return(list(state = part, columns = seq_len(response_width(part))))
-  if (identical(part$type, "class")) {
-    if (!identical(state$type, "class") || state$kind != part$kind) {
-      abort_arg("{.arg y} must be of the same kind in every chunk: this one holds {response_kind(part)}, chunk 1 {response_kind(state)}.")
-    }
-    if (part$kind == "factor" && !identical(part$factor_levels, state$factor_levels)) {
-      abort_arg(c("{.arg y} must have the same levels in every chunk.",
-                  x = "Levels {.val {part$factor_levels}}; chunk 1 had {.val {state$factor_levels}}."))
-    }
-    state$seen <- union(state$seen, part$seen)
-    return(list(state = state, columns = match(part$seen, state$seen)))
-  }
-  if (!identical(state$type, part$type) || state$k != part$k) {
-    abort_arg("{.arg y} must have the same kind and number of columns in every chunk.")
-  }
-  list(state = state, columns = seq_len(part$k))
-}
-
-response_width <- function(state) {
-  if (identical(state$type, "class")) length(state$seen) else state$k
-}
-
-response_kind <- function(state) {
-  if (!identical(state$type, "class")) "numbers"
-  else if (state$kind == "factor") "a factor" else "character labels"
-}
-
 # New classes in a chunk: zero columns for them in the running statistics.
 widen_accumulator <- function(acc, k) {
   widen <- function(s) {
@@ -294,20 +234,6 @@ widen_accumulator <- function(acc, k) {
   acc$total <- widen(acc$total)
   if (!is.null(acc$per_fold)) acc$per_fold <- lapply(acc$per_fold, widen)
   acc
-}
-
-# The classes, ordered as droplevels() (factors) or factor() (character
-# labels) would order them in memory.
-class_levels <- function(response, call) {
-  levels <- if (response$kind == "factor") {
-    response$factor_levels[response$factor_levels %in% response$seen]
-  } else sort(response$seen)
-  if (length(levels) < 2) {
-    abort_arg("{.arg y} must have at least two classes over all chunks, not {length(levels)}.",
-              call = call)
-  }
-  response$levels <- response$names <- levels
-  response
 }
 
 # From 0/1 class indicators to the +1 / -1 coding: y = 2 I - 1, so
