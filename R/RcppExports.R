@@ -57,10 +57,6 @@ gram_sum_cpp <- function(grams, n_threads) {
     .Call(`_kitchen_gram_sum_cpp`, grams, n_threads)
 }
 
-gram_difference_center_cpp <- function(a, b, zbar, n, n_threads) {
-    .Call(`_kitchen_gram_difference_center_cpp`, a, b, zbar, n, n_threads)
-}
-
 gram_quadratic_forms_cpp <- function(gram, w, n_threads) {
     .Call(`_kitchen_gram_quadratic_forms_cpp`, gram, w, n_threads)
 }
@@ -139,6 +135,10 @@ ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas, chosen, use_lapack, n_t
 
 ridge_path_coefficients_cpp <- function(gram, zy, lambdas, use_lapack, n_threads, simd) {
     .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas, use_lapack, n_threads, simd)
+}
+
+ridge_path_fold_coefficients_cpp <- function(total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd) {
+    .Call(`_kitchen_ridge_path_fold_coefficients_cpp`, total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd)
 }
 
 tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entries = 0) {

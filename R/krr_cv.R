@@ -35,12 +35,11 @@ cv_path <- function(stats, lambdas, n_threads) {
     zbar <- train$zsum / n
     ybar <- train$ysum / n
     k <- length(ybar)
-    # the centred training Gram matrix in one pass, without Z'Z - fold's Z'Z
-    # in memory too (1.15 GB each at D = 12,000)
-    w <- ridge_path_coefficients_cpp(gram_difference_center_cpp(stats$gram, fold$gram, zbar, n,
-                                                                n_threads),
-                                     train$zy - n * tcrossprod(zbar, ybar), lambdas,
-                                     use_lapack, n_threads, simd)
+    # the centred training Gram matrix made as the reduction reads it, never
+    # in memory beside its working copy (1.15 GB each at D = 12,000)
+    w <- ridge_path_fold_coefficients_cpp(stats$gram, fold$gram, zbar, n,
+                                          train$zy - n * tcrossprod(zbar, ybar), lambdas,
+                                          use_lapack, n_threads, simd)
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +

@@ -193,20 +193,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// gram_difference_center_cpp
-SEXP gram_difference_center_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, Rcpp::NumericVector zbar, double n, int n_threads);
-RcppExport SEXP _kitchen_gram_difference_center_cpp(SEXP aSEXP, SEXP bSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gram_difference_center_cpp(a, b, zbar, n, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // gram_quadratic_forms_cpp
 Rcpp::NumericVector gram_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w, int n_threads);
 RcppExport SEXP _kitchen_gram_quadratic_forms_cpp(SEXP gramSEXP, SEXP wSEXP, SEXP n_threadsSEXP) {
@@ -481,6 +467,24 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ridge_path_fold_coefficients_cpp
+Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total, Rcpp::NumericMatrix fold, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, int simd);
+RcppExport SEXP _kitchen_ridge_path_fold_coefficients_cpp(SEXP totalSEXP, SEXP foldSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type total(totalSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type fold(foldSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type zy(zySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lambdas(lambdasSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_path_fold_coefficients_cpp(total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // tridiagonal_cpp
 Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, int simd, double slice_entries);
 RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP slice_entriesSEXP) {
@@ -566,7 +570,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fit_pass_sums_cpp", (DL_FUNC) &_kitchen_fit_pass_sums_cpp, 1},
     {"_kitchen_gram_combine_cpp", (DL_FUNC) &_kitchen_gram_combine_cpp, 4},
     {"_kitchen_gram_sum_cpp", (DL_FUNC) &_kitchen_gram_sum_cpp, 2},
-    {"_kitchen_gram_difference_center_cpp", (DL_FUNC) &_kitchen_gram_difference_center_cpp, 5},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
@@ -587,6 +590,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
+    {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 9},
     {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
     {"_kitchen_sparse_problem_cpp", (DL_FUNC) &_kitchen_sparse_problem_cpp, 1},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},

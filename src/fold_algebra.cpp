@@ -66,32 +66,6 @@ SEXP gram_sum_cpp(Rcpp::List grams, int n_threads) {
   return out;
 }
 
-// (a - b) - n * tcrossprod(zbar) for symmetric a and b (a new matrix):
-// the centred Gram matrix of a fold's training rows, from the total and the
-// fold's own.
-// [[Rcpp::export(rng = false)]]
-SEXP gram_difference_center_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b,
-                                Rcpp::NumericVector zbar, double n, int n_threads) {
-  const std::size_t dim = a.nrow();
-  if (a.ncol() != a.nrow() || b.nrow() != a.nrow() || b.ncol() != a.ncol() ||
-      static_cast<std::size_t>(zbar.size()) != dim) {
-    Rcpp::stop("a and b must be square and of one size, with one zbar per column.");
-  }
-  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(dim, dim));
-  const double* pa = a.begin();
-  const double* pb = b.begin();
-  const double* z = zbar.begin();
-  double* res = REAL(out);
-  kitchen_glue::parallel_for_chunks(kitchen::fold_algebra_units(dim, kitchen::fold_algebra_block),
-                                    4.0 * dim * kitchen::fold_algebra_block, n_threads,
-                                    [&](std::size_t begin, std::size_t end) {
-    for (std::size_t u = begin; u < end; ++u) {
-      kitchen::gram_difference_centered_columns(pa, pb, z, n, dim, u, res);
-    }
-  });
-  return out;
-}
-
 // colSums(w * (gram %*% w)) for a square gram and w with as many rows: the
 // quadratic forms w_c' G w_c, one per column of w.
 // [[Rcpp::export(rng = false)]]

@@ -97,13 +97,31 @@ test_that("a fixed-lambda fit with more than 1024 features (blocked Cholesky) is
   expect_equal(unname(drop(fit$coefficients)), drop(w), tolerance = 1e-8)
 })
 
-test_that("gram_difference_center_cpp() is (a - b) centred, as the two steps give it", {
-  g <- gram_fixture(200)
-  h <- gram_fixture(200, seed = 2) * 0.2
-  zbar <- rnorm(200)
-  for (threads in 1:2) {
-    expect_identical(kitchen:::gram_difference_center_cpp(g, h, zbar, 37, threads),
-                     kitchen:::gram_center_cpp(g - h, zbar, 37, 1L))
+test_that("a fold's lambda path from the totals equals the path of its centred Gram matrix", {
+  # ridge_path_fold_coefficients_cpp() makes (a - b) - n zbar zbar' entry by
+  # entry as the reduction reads it: the same numbers as the matrix made first
+  set.seed(3)
+  z <- matrix(rnorm(300 * 200), 300)
+  fold <- 1:60
+  g <- crossprod(z)
+  h <- crossprod(z[fold, ])
+  zbar <- colMeans(z[-fold, ])
+  n <- 240
+  zy <- matrix(rnorm(400), 200)
+  lambdas <- 10^seq(1, -4, length.out = 6)
+  centred <- kitchen:::gram_center_cpp(g - h, zbar, n, 1L)
+  for (lapack in c(FALSE, TRUE)) {
+    for (threads in 1:2) {
+      expect_identical(
+        kitchen:::ridge_path_fold_coefficients_cpp(g, h, zbar, n, zy, lambdas, lapack, threads,
+                                                   kitchen:::resolve_simd()),
+        kitchen:::ridge_path_coefficients_cpp(centred, zy, lambdas, lapack, threads,
+                                              kitchen:::resolve_simd()))
+    }
   }
-  expect_error(kitchen:::gram_difference_center_cpp(g, h[-1, -1], zbar, 37, 1L), "one size")
+  reference <- solve(centred + diag(lambdas[3], 200), zy)
+  path <- kitchen:::ridge_path_fold_coefficients_cpp(g, h, zbar, n, zy, lambdas, FALSE, 1L, 0L)
+  expect_equal(path[, 5:6], reference, tolerance = 1e-9)
+  expect_error(kitchen:::ridge_path_fold_coefficients_cpp(g, h[-1, -1], zbar, n, zy, lambdas,
+                                                          FALSE, 1L, 0L), "one size")
 })

@@ -42,19 +42,13 @@ inline void gram_sum_columns(const double* const* g, std::size_t count, std::siz
   }
 }
 
-// Columns of unit u of (a - b) - n zbar zbar' (a, b symmetric): a fold's
-// training Gram matrix centred in one pass, as gram_centered()
-// (gram_finish.hpp) would centre a - b, without a - b in memory.
-inline void gram_difference_centered_columns(const double* a, const double* b, const double* zbar,
-                                             double n, std::size_t dim, std::size_t u, double* out) {
-  const std::size_t j0 = u * fold_algebra_block, j1 = std::min(dim, j0 + fold_algebra_block);
-  for (std::size_t j = j0; j < j1; ++j) {
-    const double zj = zbar[j];
-    for (std::size_t i = 0; i < dim; ++i) {
-      const double difference = a[i + j * dim] - b[i + j * dim];
-      out[i + j * dim] = difference - n * (zbar[i] * zj);
-    }
-  }
+// Entry (r, c) of (a - b) - n zbar zbar' (a, b: dim x dim): a fold's
+// training Gram matrix centred, from the total and the fold's own, each
+// entry as R computes (a - b) - n * tcrossprod(zbar).
+inline double centred_difference_entry(const double* a, const double* b, const double* zbar,
+                                       double n, std::size_t dim, std::size_t r, std::size_t c) {
+  const std::size_t e = r + c * dim;
+  return (a[e] - b[e]) - n * (zbar[r] * zbar[c]);
 }
 
 // Columns c in unit u of out += G[:, l0:l1] W[l0:l1, c] (G: dim x dim, W and

@@ -341,13 +341,12 @@ inline std::size_t symv_slices(std::size_t m, std::size_t slice_entries, std::si
 // included). Allocate it on the main thread.
 class tridiagonal_reduction {
  public:
-  // g: n x n, column-major; its upper triangle is read by reduce(), so g
-  // must live until then. The working copy is left untouched here: filling
-  // it (1.15 GB at n = 12,000, first touch and a transposition) is work for
-  // reduce()'s threads, between interrupt checks.
-  tridiagonal_reduction(const double* g, std::size_t n, simd_level level)
-      : n_(n), level_(level), source_(g), a_(new double[n * n]), d_(n),
-        e_(n > 1 ? n - 1 : 0), tau_(e_.size()) {}
+  // The working copy is left untouched here: filling it (1.15 GB at
+  // n = 12,000, first touch and a transposition) is work for reduce()'s
+  // threads, between interrupt checks.
+  tridiagonal_reduction(std::size_t n, simd_level level)
+      : n_(n), level_(level), a_(new double[n * n]), d_(n), e_(n > 1 ? n - 1 : 0),
+        tau_(e_.size()) {}
 
   const std::vector<double>& diagonal() const { return d_; }
   const std::vector<double>& off_diagonal() const { return e_; }
@@ -361,11 +360,14 @@ class tridiagonal_reduction {
   // Tests lower it to split small matrices too.
   std::size_t symv_slice_entries = 1500000;
 
-  template <class Parallel>
-  void reduce(Parallel& parallel) {
+  // Reduces the symmetric matrix whose upper triangle entry(r, c) (r <= c)
+  // gives, computed as it is read (a fold's centred training Gram matrix
+  // from the totals: no copy of it in memory besides the working one).
+  template <class Parallel, class Entry>
+  void reduce_from(Parallel& parallel, Entry entry) {
     const std::size_t n = n_, nb = tridiagonal_block;
     if (n == 0) return;
-    load(parallel);
+    load(parallel, entry);
     std::vector<double> w(n * nb), t(2 * nb);
     std::vector<double> partial(8 * n);  // one row of partial sums per slice
     const std::size_t width = gram_strip_width(level_);
@@ -398,20 +400,19 @@ class tridiagonal_reduction {
  private:
   std::size_t n_;
   simd_level level_;
-  const double* source_;
   std::unique_ptr<double[]> a_;
   std::vector<double> d_, e_, tau_;
 
   double* col(std::size_t j) { return a_.get() + j * n_; }
 
-  // a_'s lower triangle from source_'s upper one (the transpose, by 64 x 64
-  // tiles: a row-wise read of a 1 GB matrix misses the cache at every
-  // entry), its strict upper triangle zero; columns by blocks over threads.
-  template <class Parallel>
-  void load(Parallel& parallel) {
+  // a_'s lower triangle from the upper one entry() gives (the transpose,
+  // by 64 x 64 tiles: a row-wise read of a 1 GB matrix misses the cache at
+  // every entry), its strict upper triangle zero; columns by blocks over
+  // threads.
+  template <class Parallel, class Entry>
+  void load(Parallel& parallel, Entry& entry) {
     constexpr std::size_t tile = 64;
     const std::size_t n = n_, blocks = (n + tile - 1) / tile;
-    const double* g = source_;
     double* a = a_.get();
     parallel(blocks, 2.0 * tile * n, [&](std::size_t begin, std::size_t end) {
       for (std::size_t b = begin; b < end; ++b) {
@@ -420,7 +421,7 @@ class tridiagonal_reduction {
         for (std::size_t i0 = j0; i0 < n; i0 += tile) {
           const std::size_t i1 = std::min(n, i0 + tile);
           for (std::size_t j = j0; j < j1; ++j) {
-            for (std::size_t i = std::max(i0, j); i < i1; ++i) a[i + j * n] = g[j + i * n];
+            for (std::size_t i = std::max(i0, j); i < i1; ++i) a[i + j * n] = entry(j, i);
           }
         }
       }
