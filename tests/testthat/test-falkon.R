@@ -92,3 +92,28 @@ test_that("an unconverged solve warns, and the fit still predicts", {
   expect_length(predict(fit, data$x[1:3, ]), 3)
   expect_output(print(summary(fit)), "FALKON")
 })
+
+test_that("an interrupt stops a long FALKON solve promptly", {
+  skip_if_not_installed("processx")
+  skip_on_os("windows")  # no SIGINT to send
+  skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
+  # The map is built in about a second; then each iteration streams 2e5 x 300
+  # kernel values, for minutes (tol cannot be reached).
+  code <- paste("library(kitchen); set.seed(1); x <- matrix(rnorm(2e5 * 8), 2e5);",
+                "map <- nystrom(x, 300, sigma = 2, seed = 1); cat('ready\\n');",
+                "krr_fit(x, x[, 1], map, lambda = 1e-8, solver = 'falkon', tol = 1e-300,",
+                "max_iter = 1e6, verbose = FALSE)")
+  child <- processx::process$new(
+    file.path(R.home("bin"), "Rscript"), c("-e", code), stdout = "|", stderr = "|",
+    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
+            KITCHEN_NUM_THREADS = "2"))
+  on.exit(if (child$is_alive()) child$kill())
+  child$poll_io(60000)  # "ready": the map is built
+  Sys.sleep(3)          # inside the iterations
+  expect_true(child$is_alive())
+  started <- Sys.time()
+  child$signal(2L)  # SIGINT
+  child$wait(timeout = 30000)
+  expect_false(child$is_alive())
+  expect_lt(as.numeric(difftime(Sys.time(), started, units = "secs")), 2.5)
+})
