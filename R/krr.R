@@ -221,7 +221,7 @@
 #'   with a warning. GCV, CV, bandwidth candidates, the logistic loss and
 #'   chunked data need `"direct"`. Not chosen automatically: the two differ
 #'   by the solver's tolerance, and which is faster depends on `n`, `M`, `d`
-#'   and the BLAS (see `bench/results/nystrom.md`).
+#'   and the BLAS (see `bench/results/nystrom-falkon.md`).
 #' @param tol,max_iter Relative residual at which conjugate gradients stop,
 #'   and their iteration cap, for [rbin()] maps (in memory or chunked) and
 #'   `solver = "falkon"`; with `loss = "logistic"`,
