@@ -25,6 +25,10 @@ env_value_cpp <- function(name, unset) {
     .Call(`_kitchen_env_value_cpp`, name, unset)
 }
 
+falkon_solve_cpp <- function(x, center, divisor, centers, normalization, kind, y, weights, lambda, tol, max_iter, n_threads) {
+    .Call(`_kitchen_falkon_solve_cpp`, x, center, divisor, centers, normalization, kind, y, weights, lambda, tol, max_iter, n_threads)
+}
+
 fastfood_map_problem_cpp <- function(map_list) {
     .Call(`_kitchen_fastfood_map_problem_cpp`, map_list)
 }

@@ -12,6 +12,25 @@
 #' O(n_features log d) operations instead of O(n_features d), and the map
 #' holds O(n_features) numbers instead of a `d x n_features` matrix.
 #'
+#' With `structure = "sorf"` the blocks are instead structured orthogonal
+#' random features (SORF; Yu et al. 2016):
+#' `V = sqrt(p) / sigma (H D1) (H D2) (H D3)` with `H` the normalised
+#' Walsh-Hadamard transform and `D1`, `D2`, `D3` random sign diagonals. Each
+#' factor is orthogonal, so the rows of a block are exactly orthogonal, all of
+#' length `sqrt(p) / sigma` (the mean length of a Gaussian frequency), and a
+#' row costs three transforms per block and no Gaussian draws. SORF mimics
+#' [rff()] with `orthogonal = TRUE` at Fastfood's cost; its kernel estimate is
+#' only asymptotically unbiased (the bias shrinks like `1 / sqrt(p)`), and it
+#' holds for the Gaussian kernel only (its rows have one fixed length, so no
+#' other radial law can be given to them).
+#'
+#' SORF is a `structure` of a Fastfood map rather than a `type`, because
+#' `type` already chooses the nonlinearity (`"cos_sin"` or `"cos_phase"`),
+#' which SORF maps take too; and it is not an [rff()] option, because an rff
+#' map holds its dense frequency matrix, which SORF exists to avoid. A SORF
+#' map is a `kitchen_fastfood` map, so it goes everywhere a Fastfood map goes
+#' (predict(), [krr_fit()] with every lambda and sigma choice, chunked data).
+#'
 #' The map is used exactly like one from [rff()]: the same inputs, rescaling,
 #' bandwidth heuristic and feature types (see there). Only rotation-invariant
 #' kernels can be built this way: the Gaussian kernel (`S` from a chi law
@@ -21,7 +40,10 @@
 #'
 #' @inheritParams rff
 #' @param kernel `"gaussian"` or `"matern"`, or an object made by
-#'   [kernel_gaussian()] or [kernel_matern()].
+#'   [kernel_gaussian()] or [kernel_matern()] (`"gaussian"` only for
+#'   `structure = "sorf"`).
+#' @param structure `"fastfood"` (the default: `S H G Pi H B` blocks) or
+#'   `"sorf"` (`H D1 H D2 H D3` blocks, Gaussian kernel only); see Details.
 #' @return An object of class `c("kitchen_fastfood", "kitchen_map")`: a plain
 #'   list holding the kernel, the input dimension `d`, the rescaling
 #'   (`center`, `scale`) and the random numbers of the blocks, column `b` of
@@ -30,12 +52,19 @@
 #'   1-based, `(Pi v)[i] = v[perm[i]]`), `gauss`
 #'   (the diagonal of `G`), `radial` (the diagonal of `S`, one value per
 #'   frequency: the row length at `sigma = 1` divided by the Frobenius norm
-#'   of its block's `G`) and `phases` for `"cos_phase"`. Use
+#'   of its block's `G`) and `phases` for `"cos_phase"`. A SORF map has
+#'   `structure = "sorf"`, no `perm`, `gauss` nor `radial`, and `signs` with
+#'   three columns per block: `D1`, `D2`, `D3` of block `b` in columns
+#'   `3b - 2`, `3b - 1`, `3b`. Use
 #'   [predict()][predict.kitchen_fastfood] to compute features and
 #'   [as.matrix()][as.matrix.kitchen_fastfood] to see the implied frequencies.
 #' @references Le, Q., Sarlos, T. and Smola, A. (2013). Fastfood:
 #'   Approximating Kernel Expansions in Loglinear Time. Proceedings of the
 #'   30th International Conference on Machine Learning.
+#'
+#'   Yu, F. X., Suresh, A. T., Choromanski, K., Holtmann-Rice, D. and
+#'   Kumar, S. (2016). Orthogonal Random Features. Advances in Neural
+#'   Information Processing Systems 29.
 #' @seealso [predict.kitchen_fastfood()], [rff()], [kernels].
 #' @export
 #' @examples
@@ -45,15 +74,20 @@
 #' z <- predict(map, x[1:5, ], n_threads = 1)
 #' xs <- scale(x[1:5, ], center = map$center, scale = map$scale)
 #' round(tcrossprod(z) - kernel_matrix(xs, kernel = map$kernel), 2)
+#' # Structured orthogonal blocks:
+#' fastfood(x, n_features = 512, sigma = 2, seed = 1, structure = "sorf")
 fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                      type = c("cos_sin", "cos_phase"),
-                     scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL, ...) {
+                     scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL,
+                     structure = c("fastfood", "sorf"), ...) {
   type <- match_choice(type, c("cos_sin", "cos_phase"))
   scale <- match_choice(scale, c("standard", "minmax", "none"))
+  structure <- match_choice(structure, c("fastfood", "sorf"))
   check_feature_count(n_features, type)
   check_flag(clip)
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
+  if (structure == "sorf") check_sorf_kernel(kernel)
   check_radial_kernel(kernel)
 
   with_seed(seed, {
@@ -69,18 +103,23 @@ fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                   i = "Rescale {.arg x}, or use a larger {.arg sigma}."))
     }
     # One byte per sign (0 for -1, 1 for +1): a quarter of an integer.
-    signs <- matrix(as.raw(sample.int(2L, p * n_blocks, replace = TRUE) - 1L), p, n_blocks)
-    perm <- matrix(as.integer(replicate(n_blocks, sample.int(p))), p, n_blocks)
-    gauss <- matrix(stats::rnorm(p * n_blocks), p, n_blocks)
-    # S = s / ||G||_F makes each row's length s (paper, eq. 35 and 36).
-    block_norm <- sqrt(colSums(gauss^2))
-    radial <- radial_sample(setup$kernel, p, m) / block_norm[(seq_len(m) - 1) %/% p + 1]
+    # SORF: D1, D2, D3 of each block, and nothing else.
+    n_signs <- if (structure == "sorf") 3L * n_blocks else n_blocks
+    signs <- matrix(as.raw(sample.int(2L, p * n_signs, replace = TRUE) - 1L), p, n_signs)
+    perm <- gauss <- radial <- NULL
+    if (structure == "fastfood") {
+      perm <- matrix(as.integer(replicate(n_blocks, sample.int(p))), p, n_blocks)
+      gauss <- matrix(stats::rnorm(p * n_blocks), p, n_blocks)
+      # S = s / ||G||_F makes each row's length s (paper, eq. 35 and 36).
+      block_norm <- sqrt(colSums(gauss^2))
+      radial <- radial_sample(setup$kernel, p, m) / block_norm[(seq_len(m) - 1) %/% p + 1]
+    }
     phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
   })
 
   structure(list(
     kernel = setup$kernel, d = d, n_features = as.integer(n_features), type = type,
-    scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
+    structure = structure, scaling = setup$scaling, center = setup$rescale$center, scale = setup$rescale$scale,
     col_names = setup$rescale$names, clip = if (clip) setup$range,
     signs = signs, perm = perm, gauss = gauss, radial = radial, phases = phases
   ), class = c("kitchen_fastfood", "kitchen_map"))
@@ -92,6 +131,18 @@ check_radial_kernel <- function(kernel, call = rlang::caller_env()) {
   if (!kernel$name %in% c("gaussian", "matern")) {
     abort_arg(c("{.fn fastfood} needs a rotation-invariant kernel ({.val gaussian} or {.val matern}), not {.val {kernel$name}}.",
                 i = "The {kernel$name} kernel is not a function of the Euclidean distance; use {.fn rff} or {.fn rbin} for it."),
+              call = call)
+  }
+}
+
+# SORF's rows all have length sqrt(p) / sigma, the Gaussian law's (chi(p)
+# lengths concentrate there); a Matern law's heavy-tailed lengths cannot be
+# given to them without the Gaussian diagonal SORF does away with.
+check_sorf_kernel <- function(kernel, call = rlang::caller_env()) {
+  if (kernel$name != "gaussian") {
+    abort_arg(c("{.code structure = \"sorf\"} holds for the gaussian kernel only, not the {kernel$name} kernel.",
+                i = "Its rows all have one length, which matches the Gaussian spectral law only.",
+                i = "Use {.code structure = \"fastfood\"} or {.code rff(orthogonal = TRUE)} for the {kernel$name} kernel."),
               call = call)
   }
 }
@@ -183,11 +234,13 @@ fastfood_apply <- function(map, x, n_threads, project_only = FALSE,
 #' @export
 print.kitchen_fastfood <- function(x, ...) {
   validate_map(x, deep = TRUE)
-  p <- nrow(x$gauss)
-  m <- length(x$radial)
-  n_blocks <- ncol(x$gauss)
+  sorf <- identical(x$structure, "sorf")
+  p <- nrow(x$signs)
+  m <- if (x$type == "cos_sin") x$n_features / 2 else x$n_features
+  n_blocks <- if (sorf) ncol(x$signs) / 3 else ncol(x$signs)
   last <- m - (n_blocks - 1) * p
-  cat("<kitchen Fastfood features>\n")
+  cat(if (sorf) "<kitchen SORF features (structured orthogonal, H D1 H D2 H D3 blocks)>\n" else
+    "<kitchen Fastfood features>\n")
   print_map_fields(c(
     kernel = kernel_label(x$kernel),
     "input dimension" = sprintf("%d (padded to %d)", x$d, p),

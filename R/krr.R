@@ -208,8 +208,23 @@
 #'   `plan(sequential)`, or \pkg{future} not installed); `"future"` always
 #'   uses futures (under `plan(sequential)` they run in this process);
 #'   `"none"` never does.
+#' @param solver `"direct"` (the default: the normal equations `Z'Z`, read
+#'   block by block, then decomposed) or `"falkon"`, for [nystrom()] maps
+#'   with many centers (say `M` above a few thousand) and one positive
+#'   `lambda`, data in memory: FALKON's preconditioned conjugate gradients
+#'   (Rudi, Carratino and Rosasco, 2017), which never form the `n x M`
+#'   features nor `Z'Z`. Each iteration computes the kernel values of the
+#'   rows with the centers again, block by block over threads (`n M d`
+#'   operations); the preconditioner `(n / M) K_CC + lambda I` is factored
+#'   once by Cholesky. The solution is the direct one to the relative
+#'   residual `tol` (usually in 10 to 50 iterations); it stops at `max_iter`
+#'   with a warning. GCV, CV, bandwidth candidates, the logistic loss and
+#'   chunked data need `"direct"`. Not chosen automatically: the two differ
+#'   by the solver's tolerance, and which is faster depends on `n`, `M`, `d`
+#'   and the BLAS (see `bench/results/nystrom-falkon.md`).
 #' @param tol,max_iter Relative residual at which conjugate gradients stop,
-#'   and their iteration cap, for [rbin()] maps (in memory or chunked); with `loss = "logistic"`,
+#'   and their iteration cap, for [rbin()] maps (in memory or chunked) and
+#'   `solver = "falkon"`; with `loss = "logistic"`,
 #'   the relative change of the objective between steps at which the
 #'   solver stops, and its cap on passes over the data.
 #' @param ... Arguments for the map constructor when `features` is a name.
@@ -239,7 +254,8 @@ krr_fit <- function(x, ...) UseMethod("krr_fit")
 krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                             weights = NULL, loss = c("squared", "logistic"), n_folds = 5,
                             folds = NULL, n_threads = NULL, verbose = interactive(),
-                            block_size = 4096, tol = 1e-6, max_iter = 1000, ...) {
+                            block_size = 4096, tol = 1e-6, max_iter = 1000,
+                            solver = c("direct", "falkon"), ...) {
   call <- fit_call(match.call())
   x <- as_data_matrix(x, allow_sparse = TRUE)
   check_column_names(colnames(x), "x", rlang::current_env())  # kept to match predict()'s columns
@@ -253,8 +269,10 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   check_count(block_size)
   check_positive(tol)
   check_count(max_iter)
+  solver <- match_choice(solver, krr_solvers)
   n_threads <- resolve_threads(n_threads)
   map <- krr_features(features, x, ...)
+  if (solver == "falkon") check_falkon_fit(map, lambda, sigma, loss)  # R/krr_falkon.R
   ard <- NULL
   if (is.null(sigma) && bandwidth_left_to_krr_fit(features, map, ...)) {
     # The map's seed, if any, also drives the search: the stream is left alone.
@@ -285,6 +303,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     search <- logistic_search(map, sigmas, function(candidate) {
       memory_logistic_source(candidate, x, response$y, weights, folds, block_size, n_threads)
     }, response$levels, lambda, if (!is.null(folds)) max(folds), tol, max_iter, verbose)
+  } else if (solver == "falkon") {
+    search <- falkon_search(map, x, response$y, weights, lambda, tol, max_iter, n_threads)
   } else if (binned) {
     search <- binned_bandwidth_search(map, x, response$y, if (identical(sigma, "auto")) "auto" else sigmas,
                                       lambda, folds, tol, max_iter, n_threads, verbose, weights)  # R/krr_binned_search.R
@@ -308,7 +328,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     fit$training_rmse <- sqrt(colSums((weights %||% 1) * (indicators - fit$fitted.values)^2) /
                                 fit$total_weight)
   }
-  if (!logistic && !binned && response$type == "class") {
+  if (!logistic && !binned && solver == "direct" && response$type == "class") {
     # For predict(type = "prob"): R/calibration.R.
     fit$calibration <- class_calibration(fit$map, map_input(fit$map, x, arg = "x"), response$y,
                                          weights, search$stats, folds, fit$lambda, block_size,

@@ -257,12 +257,14 @@ print.summary.kitchen_krr <- function(x, ...) {
       sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows, fit$ard$iterations, fit$ard$time)
     },
     "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
-      sprintf("conjugate gradients, %s iterations, relative residual %s (tol %g)%s",
-              paste(fit$solver$iterations, collapse = ", "),
+      sprintf("%s, %s iterations, relative residual %s (tol %g)%s",
+              fit$solver$method %||% "conjugate gradients", paste(fit$solver$iterations, collapse = ", "),
               format(max(fit$solver$residual), digits = 2), fit$solver$tol,
               if (all(fit$solver$converged)) "" else ", NOT converged"),
     "time (s)" = if (is.null(fit$solver)) {
       sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
+    } else if (inherits(fit$map, "kitchen_nystrom")) {
+      sprintf("solve %.2f (kernel values streamed in each iteration)", fit$time[[2]])
     } else {
       sprintf("bin columns %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
     }))

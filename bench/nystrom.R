@@ -1,7 +1,10 @@
 # Nystroem features (issue 20 targets). Run from the repository root:
 #   nice -n 10 Rscript bench/nystrom.R accuracy                 # parts 1 and 2 -> nystrom.md
-#   nice -n 10 Rscript bench/nystrom.R speed [n] [M] [repeats]  # part 3 -> nystrom-speed.md
-#   (speed defaults: n = 100000, M = 2048, 3 repeats)
+#   nice -n 10 Rscript bench/nystrom.R speed [n] [M] [repeats] [modes]  # part 3 -> nystrom-speed[-modes].md
+#   (speed defaults: n = 100000, M = 2048, 3 repeats, modes "transform,end_to_end";
+#   one mode alone writes nystrom-speed-MODE.md)
+#   nice -n 10 Rscript bench/nystrom.R falkon [n] [M...]          # part 4 -> nystrom-falkon.md
+#   (falkon defaults: n = 50000, M = 2000 and 4000)
 # 1. Kernel approximation: relative Frobenius error of Z Z' against the exact
 #    Gaussian kernel matrix, 800 standard normal points, d = 16, mean over 10
 #    seeds: Nystroem with 200 centers (each rule) against rff with 200
@@ -88,11 +91,65 @@ out <- c(out, "## Friedman #1", "",
 out <- c(out, sprintf("load average at the end: %s", readLines("/proc/loadavg")),
          sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
 write_result(out, "nystrom.md")
+} else if (part == "falkon") {
+# 4. FALKON against the direct solve: krr_fit(solver = "falkon") and the
+#    default solver on the same Nystroem map and lambda, each in its own
+#    process (peak RSS = VmHWM, data and map included), Friedman #1 with n
+#    training rows and 10,000 test rows, gaussian kernel with the median
+#    heuristic, uniform centers, lambda = 1e-4 n.
+n_fit <- if (length(args) > 1) as.integer(args[2]) else 50000L
+m_list <- if (length(args) > 2) as.integer(args[-(1:2)]) else c(2000L, 4000L)
+dir <- tempfile("falkon-bench")
+dir.create(dir)
+set.seed(17)
+friedman <- function(n) {
+  x <- matrix(runif(n * 10), n, 10)
+  list(x = x, y = 10 * sin(pi * x[, 1] * x[, 2]) + 20 * (x[, 3] - 0.5)^2 + 10 * x[, 4] + 5 * x[, 5] + rnorm(n))
+}
+train <- friedman(n_fit)
+test <- friedman(10000)
+lambda <- 1e-4 * n_fit
+child <- '
+library(kitchen); args <- commandArgs(TRUE); b <- readRDS(args[1])
+t0 <- proc.time()[["elapsed"]]
+fit <- krr_fit(b$train$x, b$train$y, b$map, lambda = b$lambda, solver = args[2], verbose = FALSE)
+t1 <- proc.time()[["elapsed"]]
+p <- predict(fit, b$test$x)
+hwm <- as.numeric(gsub("[^0-9]", "", grep("VmHWM", readLines("/proc/self/status"), value = TRUE))) / 1024
+saveRDS(list(time = t1 - t0, hwm = hwm, pred = p, iterations = fit$solver$iterations), args[3])'
+writeLines(child, file.path(dir, "child.R"))
+rows <- character(0)
+for (m in m_list) {
+  t0 <- proc.time()[["elapsed"]]
+  map <- nystrom(train$x, m, seed = 1)
+  map_time <- proc.time()[["elapsed"]] - t0
+  bundle <- file.path(dir, "bundle.rds")
+  saveRDS(list(train = train, test = test, map = map, lambda = lambda), bundle)
+  res <- lapply(c("direct", "falkon"), function(solver) {
+    result <- file.path(dir, paste0(solver, ".rds"))
+    system2("Rscript", c(file.path(dir, "child.R"), bundle, solver, result))
+    readRDS(result)
+  })
+  rmse <- sapply(res, function(r) sqrt(mean((r$pred - test$y)^2)))
+  gap <- max(abs(res[[2]]$pred - res[[1]]$pred)) / sd(res[[1]]$pred)
+  rows <- c(rows, sprintf("| %d | %.1f | %.1f | %.0f | %.4f | %.1f | %.0f | %d | %.4f | %.2e | %.2f |",
+                          m, map_time, res[[1]]$time, res[[1]]$hwm, rmse[1], res[[2]]$time,
+                          res[[2]]$hwm, res[[2]]$iterations, rmse[2], gap,
+                          res[[1]]$time / res[[2]]$time))
+}
+out <- c(out, "## FALKON against the direct solve", "",
+         sprintf("Friedman #1, n = %d training rows (d = 10), 10,000 test rows (noise sd 1: the best RMSE is 1); nystrom(x, M) with uniform centers and the median-heuristic bandwidth, standard scaling; lambda = 1e-4 n = %g; krr_fit(solver = \"direct\") and krr_fit(solver = \"falkon\") (tol = 1e-6) on the same map, each in its own Rscript process, one after the other. Fit times in seconds (the map is built once, beforehand: its time is the map column); peak RSS = VmHWM in MB (data and map included); gap = max |prediction difference| / sd(predictions).", n_fit, lambda),
+         sprintf("load average at the end: %s", readLines("/proc/loadavg")), "",
+         "| M | map (s) | direct fit (s) | direct peak MB | direct test RMSE | FALKON fit (s) | FALKON peak MB | iterations | FALKON test RMSE | gap | direct / FALKON time |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", rows, "",
+         sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
+write_result(out, "nystrom-falkon.md")
 } else {
 # 3. Speed against scikit-learn, each run in its own process.
 n_speed <- if (length(args) > 1) as.integer(args[2]) else 100000L
 m_speed <- if (length(args) > 2) as.integer(args[3]) else 2048L
 repeats <- if (length(args) > 3) as.integer(args[4]) else 3L
+modes <- if (length(args) > 4) strsplit(args[5], ",")[[1]] else c("transform", "end_to_end")
 dir <- tempfile("nystrom-bench")
 dir.create(dir)
 set.seed(3)
@@ -100,7 +157,7 @@ d_speed <- 64
 xs <- matrix(rnorm(n_speed * d_speed), n_speed, d_speed)
 ys <- sin(xs[, 1]) + xs[, 2] * xs[, 3] + rnorm(n_speed, sd = 0.1)
 sigma <- sqrt(d_speed)  # gaussian kernel exp(-||r||^2 / (2 sigma^2)); sklearn gamma = 1 / (2 sigma^2)
-penalty <- 1e-3         # kitchen: lambda per row; sklearn Ridge alpha = n * lambda
+penalty <- 1e-3         # both minimise ||y - Z w||^2 + penalty ||w||^2 (sklearn Ridge alpha)
 write.csv(data.frame(y = ys, xs), file.path(dir, "data.csv"), row.names = FALSE)
 saveRDS(list(x = xs, y = ys), file.path(dir, "data.rds"))
 
@@ -140,7 +197,7 @@ else:
 t2 = time.time()
 hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
 print("%%.3f %%.3f %%.0f" %% (t1 - t0, t2 - t1, int(hwm) / 1024))',
-  file.path(dir, "data.csv"), 1 / (2 * sigma^2), m_speed, n_speed * penalty)
+  file.path(dir, "data.csv"), 1 / (2 * sigma^2), m_speed, penalty)
 writeLines(r_child, file.path(dir, "child.R"))
 writeLines(py_child, file.path(dir, "child.py"))
 run <- function(lang, mode) {
@@ -150,14 +207,17 @@ run <- function(lang, mode) {
   as.numeric(strsplit(tail(line, 1), " ")[[1]])
 }
 speed <- NULL
-for (mode in c("transform", "end_to_end")) {
+for (mode in modes) {
   for (rep in seq_len(repeats)) {  # interleaved, medians reported
     for (lang in c("R", "python")) speed <- rbind(speed, data.frame(mode, rep, lang, t(run(lang, mode))))
   }
 }
 names(speed)[4:6] <- c("setup", "time", "peak_mb")
 med <- aggregate(cbind(setup, time, peak_mb) ~ mode + lang, speed, median)
-get <- function(mode, lang, col) med[med$mode == mode & med$lang == lang, col]
+get <- function(mode, lang, col) {
+  value <- med[med$mode == mode & med$lang == lang, col]
+  if (length(value)) value else NA_real_
+}
 load <- readLines("/proc/loadavg")
 out <- c(out, "## Speed against scikit-learn", "",
          sprintf("n = %d, d = %d, M = %d centers, gaussian kernel (sklearn rbf, same gamma), each run in its own process (kitchen: Rscript; sklearn: /usr/bin/python3), R and Python interleaved, %d runs each, medians. transform: time of the features of the n rows (after fitting the map: 'setup' = choosing centers and K_CC^(-1/2)). end to end: map + ridge fit at a fixed penalty + predictions on the n rows; peak RSS = VmHWM (data included).",
@@ -179,5 +239,5 @@ out <- c(out, "## Speed against scikit-learn", "",
                  get("end_to_end", "R", "peak_mb"), get("end_to_end", "python", "peak_mb"),
                  get("end_to_end", "R", "peak_mb") / get("end_to_end", "python", "peak_mb")),
          "", sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
-write_result(out, "nystrom-speed.md")
+write_result(out, if (length(modes) == 2) "nystrom-speed.md" else sprintf("nystrom-speed-%s.md", modes))
 }

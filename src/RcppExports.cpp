@@ -95,6 +95,27 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// falkon_solve_cpp
+SEXP falkon_solve_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, Rcpp::NumericMatrix y, Rcpp::NumericVector weights, double lambda, double tol, int max_iter, int n_threads);
+RcppExport SEXP _kitchen_falkon_solve_cpp(SEXP xSEXP, SEXP centerSEXP, SEXP divisorSEXP, SEXP centersSEXP, SEXP normalizationSEXP, SEXP kindSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP lambdaSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type divisor(divisorSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type centers(centersSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type normalization(normalizationSEXP);
+    Rcpp::traits::input_parameter< std::string >::type kind(kindSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type y(ySEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(falkon_solve_cpp(x, center, divisor, centers, normalization, kind, y, weights, lambda, tol, max_iter, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fastfood_map_problem_cpp
 SEXP fastfood_map_problem_cpp(SEXP map_list);
 RcppExport SEXP _kitchen_fastfood_map_problem_cpp(SEXP map_listSEXP) {
@@ -562,6 +583,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 11},
     {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
     {"_kitchen_env_value_cpp", (DL_FUNC) &_kitchen_env_value_cpp, 2},
+    {"_kitchen_falkon_solve_cpp", (DL_FUNC) &_kitchen_falkon_solve_cpp, 12},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fit_workspace_hold_cpp", (DL_FUNC) &_kitchen_fit_workspace_hold_cpp, 1},

@@ -112,32 +112,59 @@ const char* kitchen_glue::read_fastfood_map(SEXP list, bool project_only, SEXP c
       return "{.field kernel$sigma} must hold positive finite numbers.";
     }
   }
-  if (!Rf_isMatrix(gauss) || TYPEOF(gauss) != REALSXP) return "{.field gauss} must be a double matrix.";
+  // No `structure` field: a map saved before SORF existed, a Fastfood one.
+  SEXP structure = map_field(list, "structure");
+  if (structure != R_NilValue && (TYPEOF(structure) != STRSXP || XLENGTH(structure) != 1)) {
+    return "{.field structure} must be {.val fastfood} or {.val sorf}.";
+  }
+  const std::string shape = structure == R_NilValue ? "fastfood" : CHAR(STRING_ELT(structure, 0));
+  if (shape != "fastfood" && shape != "sorf") {
+    return "{.field structure} must be {.val fastfood} or {.val sorf}.";
+  }
+  map.sorf = shape == "sorf";
+  if (map.sorf) {
+    if (!Rf_isMatrix(signs) || TYPEOF(signs) != RAWSXP || Rf_ncols(signs) % 3 != 0) {
+      return "{.field signs} must be a raw matrix with three columns per block.";
+    }
+    SEXP name = map_field(kernel, "name");
+    if (TYPEOF(name) != STRSXP || XLENGTH(name) != 1 ||
+        std::string(CHAR(STRING_ELT(name, 0))) != "gaussian") {
+      return "{.field kernel} must be the gaussian kernel for {.val sorf} blocks.";
+    }
+  } else if (!Rf_isMatrix(gauss) || TYPEOF(gauss) != REALSXP) {
+    return "{.field gauss} must be a double matrix.";
+  }
 
   map.d = static_cast<std::size_t>(Rf_asReal(d));
-  map.p = Rf_nrows(gauss);
-  map.n_blocks = Rf_ncols(gauss);
+  map.p = map.sorf ? Rf_nrows(signs) : Rf_nrows(gauss);
+  map.n_blocks = map.sorf ? Rf_ncols(signs) / 3 : Rf_ncols(gauss);
   map.type = kind == "cos_sin" ? kitchen::rff_type::cos_sin : kitchen::rff_type::cos_phase;
   const double nf = Rf_asReal(n_features);
   map.m = static_cast<std::size_t>(map.type == kitchen::rff_type::cos_sin ? nf / 2 : nf);
   const std::size_t n = map.p * map.n_blocks;
-  if (TYPEOF(signs) != RAWSXP || static_cast<std::size_t>(XLENGTH(signs)) != n) {
-    return "{.field signs} must be a raw matrix the size of {.field gauss}.";
-  }
-  if (TYPEOF(perm) != INTSXP || static_cast<std::size_t>(XLENGTH(perm)) != n) {
-    return "{.field perm} must be an integer matrix the size of {.field gauss}.";
-  }
-  if (!is_doubles(radial, map.m)) return "{.field radial} must hold one double per frequency.";
   const bool need_phases = map.type == kitchen::rff_type::cos_phase && !project_only;
   if (need_phases && !is_doubles(phases, map.m)) {
     return "{.field phases} must hold one double per frequency.";
   }
   if (!is_doubles(center, map.d)) return "{.field center} must hold {.field d} doubles.";
   if (!is_doubles(scale, map.d)) return "{.field scale} must hold {.field d} doubles.";
+  if (map.sorf) {
+    map.perm = nullptr;
+    map.gauss = nullptr;
+    map.radial = nullptr;
+  } else {
+    if (TYPEOF(signs) != RAWSXP || static_cast<std::size_t>(XLENGTH(signs)) != n) {
+      return "{.field signs} must be a raw matrix the size of {.field gauss}.";
+    }
+    if (TYPEOF(perm) != INTSXP || static_cast<std::size_t>(XLENGTH(perm)) != n) {
+      return "{.field perm} must be an integer matrix the size of {.field gauss}.";
+    }
+    if (!is_doubles(radial, map.m)) return "{.field radial} must hold one double per frequency.";
+    map.perm = INTEGER(perm);
+    map.gauss = REAL(gauss);
+    map.radial = REAL(radial);
+  }
   map.signs = RAW(signs);
-  map.perm = INTEGER(perm);
-  map.gauss = REAL(gauss);
-  map.radial = REAL(radial);
   map.phase = need_phases ? REAL(phases) : nullptr;
   map.center = REAL(center);
   map.scale = REAL(scale);

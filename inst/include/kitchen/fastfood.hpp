@@ -16,6 +16,14 @@
 //   cos_phase:  cos(x V' + phase) * sqrt(2 / m)       (m features)
 // A row's features depend only on that row, never on which rows share a
 // call, so results are the same for any split over threads.
+//
+// Structured orthogonal random features (SORF; Yu, Suresh, Choromanski,
+// Holtmann-Rice and Kumar 2016) take the same path with another block:
+//   V_b = sqrt(p) / sigma (H/sqrt(p)) D1_b (H/sqrt(p)) D2_b (H/sqrt(p)) D3_b
+//       = 1 / (sigma p) H D1_b H D2_b H D3_b
+// with D1..D3 random sign diagonals: three transforms per block, no
+// Gaussian, permutation or radial scaling, and every row of length
+// sqrt(p) / sigma (each normalised factor is orthogonal).
 #pragma once
 
 #include <algorithm>
@@ -34,7 +42,8 @@ namespace kitchen {
 // gauss is [b * p, (b + 1) * p).
 struct fastfood_map {
   std::size_t d, p, m, n_blocks;
-  const unsigned char* signs;  // B: 1 for +1, 0 for -1
+  bool sorf;                   // SORF blocks (then perm, gauss, radial are null)
+  const unsigned char* signs;  // B: 1 for +1, 0 for -1 (SORF: D1, D2, D3 of each block, 3p per block)
   const int* perm;             // Pi: 1-based indices (R's convention)
   const double* gauss;         // G
   const double* radial;        // diagonal of S, m values: s_i / ||G_b||_F
@@ -53,15 +62,23 @@ struct fastfood_map {
 // range or repeated index within a block), a sign other than 0 or 1, or a
 // number that is not finite (it would make every feature NaN). O(map size).
 inline const char* fastfood_problem(const fastfood_map& map) {
+  // A SORF map's shape is that of its signs (three columns per block).
   if (!is_power_of_two(map.p) || map.d > map.p || map.m == 0) {
-    return "{.field gauss} must have a power of two >= {.field d} rows.";
+    return map.sorf ? "{.field signs} must have a power of two >= {.field d} rows."
+                    : "{.field gauss} must have a power of two >= {.field d} rows.";
   }
   const std::size_t n = map.p * map.n_blocks;
   if (map.m > n || map.m + map.p <= n) {  // the last block is used
-    return "{.field gauss} must have one column per block of frequencies in {.field n_features}.";
+    return map.sorf ? "{.field signs} must have three columns per block of frequencies in {.field n_features}."
+                    : "{.field gauss} must have one column per block of frequencies in {.field n_features}.";
   }
-  std::vector<unsigned char> seen(map.p);
-  for (std::size_t b = 0; b < map.n_blocks; ++b) {
+  if (map.sorf) {
+    for (std::size_t i = 0; i < 3 * n; ++i) {
+      if (map.signs[i] > 1) return "{.field signs} must hold only 00 and 01.";
+    }
+  }
+  std::vector<unsigned char> seen(map.sorf ? 0 : map.p);
+  for (std::size_t b = 0; !map.sorf && b < map.n_blocks; ++b) {
     std::fill(seen.begin(), seen.end(), 0);
     for (std::size_t i = b * map.p; i < (b + 1) * map.p; ++i) {
       const int k = map.perm[i];
@@ -74,7 +91,7 @@ inline const char* fastfood_problem(const fastfood_map& map) {
     }
   }
   for (std::size_t k = 0; k < map.m; ++k) {
-    if (!std::isfinite(map.radial[k])) return "{.field radial} must be finite.";
+    if (!map.sorf && !std::isfinite(map.radial[k])) return "{.field radial} must be finite.";
     if (map.phase && !std::isfinite(map.phase[k])) return "{.field phases} must be finite.";
   }
   for (std::size_t j = 0; j < map.d; ++j) {
@@ -114,10 +131,45 @@ struct fastfood_sparse_rows {
   }
 };
 
+// buf[i] *= +1 or -1 as signs[i] is 1 or 0.
+inline void apply_signs(const unsigned char* signs, double* buf, std::size_t n) {
+  // A product, not a branch: random signs would defeat branch prediction.
+  for (std::size_t i = 0; i < n; ++i) buf[i] *= 2.0 * signs[i] - 1.0;
+}
+
+// SORF projections of one rescaled row (see the top of the file): per
+// block, H D1 H D2 H D3 applied right to left, scaled by 1 / (sigma p).
+inline void sorf_project(const fastfood_map& map, const double* xs, double* proj,
+                         double* buf, simd_level level) {
+  const std::size_t p = map.p;
+  const double factor = 1.0 / (map.sigma * static_cast<double>(p));
+  const double* phase = map.project_only ? nullptr : map.phase;
+  for (std::size_t b = 0; b < map.n_blocks; ++b) {
+    const unsigned char* d1 = map.signs + 3 * b * p;
+    const unsigned char* d3 = d1 + 2 * p;
+    for (std::size_t j = 0; j < map.d; ++j) buf[j] = (2.0 * d3[j] - 1.0) * xs[j];
+    for (std::size_t j = map.d; j < p; ++j) buf[j] = 0.0;
+    fwht(buf, p, level);
+    apply_signs(d1 + p, buf, p);  // D2
+    fwht(buf, p, level);
+    apply_signs(d1, buf, p);
+    fwht(buf, p, level);
+    const std::size_t k0 = b * p;
+    const std::size_t len = (map.m - k0 < p) ? map.m - k0 : p;
+    double* out = proj + k0;
+    if (phase) {
+      for (std::size_t i = 0; i < len; ++i) out[i] = buf[i] * factor + phase[k0 + i];
+    } else {
+      for (std::size_t i = 0; i < len; ++i) out[i] = buf[i] * factor;
+    }
+  }
+}
+
 // Projections x V' of one rescaled row xs[0..d) into proj[0..m), phases
 // added for cos_phase. buf and tmp are scratch of p doubles each.
 inline void fastfood_project(const fastfood_map& map, const double* xs, double* proj,
                              double* buf, double* tmp, simd_level level) {
+  if (map.sorf) return sorf_project(map, xs, proj, buf, level);
   const std::size_t p = map.p;
   const double factor = 1.0 / (map.sigma * std::sqrt(static_cast<double>(p)));
   const double* phase = map.project_only ? nullptr : map.phase;
