@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cholesky_threads.h"
 #include "kitchen/blocked_cholesky.hpp"
 #include "kitchen/falkon.hpp"
 #include "kitchen/nystrom.hpp"
@@ -140,38 +141,6 @@ class kernel_stream {
   std::vector<double> scaled_, kb_;
 };
 
-// Cholesky factor (lower, in place) of a (dim x dim) by blocks over threads,
-// as ridge_cholesky_solve_cpp() does; false if a is not positive definite
-// to double precision.
-bool falkon_cholesky(double* a, std::size_t dim, int n_threads) {
-  std::atomic<bool> failed(false);
-  for (std::size_t k = 0; k < dim; k += kitchen::cholesky_block) {
-    if (!kitchen::cholesky_diagonal_block(a, dim, k)) return false;
-    const std::size_t b = kitchen::cholesky_width(dim, k);
-    const std::size_t below = dim - k - b;
-    kitchen_glue::parallel_for_chunks(below, static_cast<double>(b) * b, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      try {
-        kitchen::cholesky_panel_rows(a, dim, k, begin, end);
-      } catch (...) {
-        failed.store(true);
-      }
-    });
-    const double tile_cost = 2.0 * below * b * kitchen::cholesky_block;
-    kitchen_glue::parallel_for_chunks(kitchen::cholesky_trailing_tiles(dim, k), tile_cost, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      try {
-        for (std::size_t t = begin; t < end; ++t) kitchen::cholesky_trailing_tile(a, dim, k, t);
-      } catch (...) {
-        failed.store(true);
-      }
-    });
-    if (failed.load()) Rcpp::stop("Not enough memory for the Cholesky factorisation.");
-    Rcpp::checkUserInterrupt();
-  }
-  return true;
-}
-
 }  // namespace
 
 // x: n x d dense doubles; center, divisor: d; centers: M x d (rescaled and
@@ -236,7 +205,7 @@ SEXP falkon_solve_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center,
   for (int attempt = 0; attempt < 6 && !factored; ++attempt, jitter *= 100) {
     stream.centers_gram(factor.begin());
     for (std::size_t j = 0; j < m; ++j) factor(j, j) += lambda / c + jitter;
-    factored = falkon_cholesky(factor.begin(), m, n_threads);
+    factored = kitchen_glue::cholesky_in_place(factor.begin(), m, n_threads);
   }
   if (!factored) return Rf_mkString("K_CC + lambda I could not be factored: raise {.arg lambda}.");
   auto precondition = [&](const falkon_matrix& r) {

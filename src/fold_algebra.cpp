@@ -6,10 +6,10 @@
 #include <Rcpp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <vector>
 
+#include "cholesky_threads.h"
 #include "kitchen/blocked_cholesky.hpp"
 #include "kitchen/fold_algebra.hpp"
 #include "parallel_chunks.h"
@@ -98,8 +98,7 @@ Rcpp::NumericVector gram_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::Num
 
 // Solves (gram + lambda I) x = rhs by a blocked Cholesky factorisation of a
 // copy of gram. NULL when gram + lambda I is not positive definite to double
-// precision (the caller names lambda). Eigen may allocate (and throw) inside
-// a worker: that is caught there and reported here.
+// precision (the caller names lambda).
 // [[Rcpp::export(rng = false)]]
 SEXP ridge_cholesky_solve_cpp(Rcpp::NumericMatrix gram, double lambda, Rcpp::NumericMatrix rhs,
                               int n_threads) {
@@ -110,31 +109,7 @@ SEXP ridge_cholesky_solve_cpp(Rcpp::NumericMatrix gram, double lambda, Rcpp::Num
   Rcpp::Shield<SEXP> work(gram_copy_interruptible(gram, dim, n_threads));
   double* a = REAL(work);
   for (std::size_t j = 0; j < dim; ++j) a[j + j * dim] += lambda;
-  std::atomic<bool> failed(false);
-  for (std::size_t k = 0; k < dim; k += kitchen::cholesky_block) {
-    if (!kitchen::cholesky_diagonal_block(a, dim, k)) return R_NilValue;
-    const std::size_t b = kitchen::cholesky_width(dim, k);
-    const std::size_t below = dim - k - b;
-    kitchen_glue::parallel_for_chunks(below, static_cast<double>(b) * b, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      try {
-        kitchen::cholesky_panel_rows(a, dim, k, begin, end);
-      } catch (...) {
-        failed.store(true);
-      }
-    });
-    const double tile_cost = 2.0 * below * b * kitchen::cholesky_block;
-    kitchen_glue::parallel_for_chunks(kitchen::cholesky_trailing_tiles(dim, k), tile_cost, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      try {
-        for (std::size_t t = begin; t < end; ++t) kitchen::cholesky_trailing_tile(a, dim, k, t);
-      } catch (...) {
-        failed.store(true);
-      }
-    });
-    if (failed.load()) Rcpp::stop("Not enough memory for the Cholesky factorisation.");
-    Rcpp::checkUserInterrupt();
-  }
+  if (!kitchen_glue::cholesky_in_place(a, dim, n_threads)) return R_NilValue;
   Rcpp::NumericMatrix x = Rcpp::clone(rhs);
   kitchen::cholesky_solve(a, dim, x.begin(), m);
   return x;
