@@ -61,8 +61,10 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
   curvature <- if (k == 2) 1 / 4 else 1 / 2
   n <- stats$n
   zbar <- stats$zsum / n
-  factor <- chol(curvature * (stats$gram - n * tcrossprod(zbar)) +
-                   diag(2 * lambda, length(zbar)))
+  # The centred Z'WZ: given by CV for each fold (fold_training_statistics()).
+  bound <- curvature * (stats$centred %||% (stats$gram - n * tcrossprod(zbar)))
+  diag(bound) <- diag(bound) + 2 * lambda
+  factor <- chol(bound)
   state <- start %||% logistic_start(stats, n_features, k)
   if (!is.null(solve)) {
     return(solve(factor, zbar, curvature, free, lambda, state, tol, max_iter, n))
@@ -245,7 +247,7 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
     loss <- correct <- 0
     for (k in seq_len(n_folds)) {
       train <- list(fold = k, side = "train")
-      fit <- logistic_bound(sum_statistics(stats, stats$folds[[k]], sign = -1),
+      fit <- logistic_bound(fold_training_statistics(stats, k),
                             function(state) source$gradient(state, train), n_features,
                             length(levels), lambdas[l], starts[[k]], max(tol, 1e-6), 200,
                             source$solver(train))
@@ -266,6 +268,16 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
   structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached],
                        cv_accuracy = accuracy[reached]),
             starts = means[reached])
+}
+
+# The statistics of the rows outside fold k, with their centred Z'WZ made
+# in one C++ pass (as R/krr_cv.R does; one D x D matrix at a time, not one
+# per fold): the training Gram matrix itself is not needed.
+fold_training_statistics <- function(stats, k) {
+  fold <- stats$folds[[k]]
+  out <- sum_statistics(stats, fold, sign = -1, gram = FALSE)
+  out$centred <- gram_difference_center_cpp(stats$gram, fold$gram, out$zsum / out$n, out$n, 1L)
+  out
 }
 
 # Candidates: the mean eigenvalue of the bound c Zc'WZc (c <= 1/2), times
