@@ -97,6 +97,14 @@ kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }
 
+logistic_pass_cpp <- function(features, rows, labels, weights, coefficients, intercept) {
+    .Call(`_kitchen_logistic_pass_cpp`, features, rows, labels, weights, coefficients, intercept)
+}
+
+logistic_bound_cpp <- function(features, rows, labels, weights, factor, zbar, curvature, free, total_weight, lambda, coefficients, intercept, tol, max_iter) {
+    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, factor, zbar, curvature, free, total_weight, lambda, coefficients, intercept, tol, max_iter)
+}
+
 nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kind, n_threads, simd) {
     .Call(`_kitchen_nystrom_features_cpp`, x, center, divisor, centers, normalization, kind, n_threads, simd)
 }

@@ -28,7 +28,8 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
   # Warm-started, after CV, from the mean of the fold solutions at the
   # chosen lambda: close to the full-data solution, so few passes remain.
   fit <- logistic_bound(stats, function(state) source$gradient(state), n_features,
-                        length(levels), lambda, if (cv) start, tol, max_iter)
+                        length(levels), lambda, if (cv) start, tol, max_iter,
+                        source$solver(NULL))
   if (!fit$converged) {
     cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
                     i = "Relative change of the objective {format(fit$change, digits = 3)}; raise {.arg max_iter} or {.arg lambda}."))
@@ -50,14 +51,24 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
 # every class at once. Steps are extrapolated (Nesterov's momentum,
 # restarted when the objective rises); a step of the bound itself never
 # raises it.
-logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, max_iter) {
+#
+# `solve`, when given, runs the same loop elsewhere (in C++ on features held
+# in memory: memory_logistic_source()): solve(factor, zbar, curvature,
+# free, lambda, state, tol, max_iter, n), with the result of this function.
+logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, max_iter,
+                           solve = NULL) {
   free <- if (k == 2) 2L else seq_len(k)
   curvature <- if (k == 2) 1 / 4 else 1 / 2
   n <- stats$n
   zbar <- stats$zsum / n
-  factor <- chol(curvature * (stats$gram - n * tcrossprod(zbar)) +
-                   diag(2 * lambda, length(zbar)))
+  # The centred Z'WZ: given by CV for each fold (fold_training_statistics()).
+  bound <- curvature * (stats$centred %||% (stats$gram - n * tcrossprod(zbar)))
+  diag(bound) <- diag(bound) + 2 * lambda
+  factor <- chol(bound)
   state <- start %||% logistic_start(stats, n_features, k)
+  if (!is.null(solve)) {
+    return(solve(factor, zbar, curvature, free, lambda, state, tol, max_iter, n))
+  }
   accepted <- NULL
   momentum <- 1
   passes <- 0L
@@ -117,10 +128,8 @@ logistic_start <- function(stats, n_features, k) {
 # One pass over rows x with classes `onehot` (0 / 1 columns): the weighted
 # log-loss at `state`, the weight of correctly classified rows, and the
 # gradient in the links' coefficients, Z'W(Y - P) (D x K) and
-# colSums(W(Y - P)). `features`, when given, holds the rows' features
-# (predict(map, x)), which are then not computed again.
-logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_threads,
-                              features = NULL) {
+# colSums(W(Y - P)).
+logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_threads) {
   k <- ncol(onehot)
   out <- list(log_loss = 0, correct = 0, zg = matrix(0, map$n_features, k), g0 = numeric(k))
   n <- nrow(onehot)
@@ -128,8 +137,7 @@ logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_thre
   for (start in seq(1, max(n, 1), by = block_size)) {
     if (n == 0) break
     rows <- start:min(n, start + block_size - 1)
-    z <- if (!is.null(features)) features[rows, , drop = FALSE] else
-      predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
     out <- add_logistic_gradient(out, z, onehot[rows, , drop = FALSE], labels[rows],
                                  weights[rows], state)
   }
@@ -151,11 +159,13 @@ add_logistic_gradient <- function(out, z, onehot, labels, w, state) {
 }
 
 # Rows in memory as a logistic source. `coded` is the +1 / -1 class coding
-# of krr_response(); the rows of each fold are split off once, when first
-# asked for. When the features of all rows take no more memory than the
-# least-squares fit's Gram matrix and one block (n <= D + block_size), they
-# are computed once and kept: each pass is then a few matrix products, not
-# a featurisation (on small data the passes were mostly feature overhead).
+# of krr_response(). When the features of all rows take no more memory than
+# the least-squares fit's Gram matrix and one block (n <= D + block_size),
+# they are computed once and kept, and every pass, and the whole
+# bound-optimisation loop (`solver(part)`), runs in C++ on them
+# (src/logistic_bound.cpp): on small data the R loop was mostly per-pass
+# overhead. Otherwise each pass featurises the rows again, in blocks; the
+# rows of each fold are then split off once, when first asked for.
 memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_threads) {
   weights <- weights %||% rep(1, nrow(x))
   onehot <- (coded + 1) / 2
@@ -163,15 +173,20 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
   if (nrow(x) <= map$n_features + block_size) {
     features <- predict(map, x, n_threads = n_threads)
     if (!is.matrix(features)) features <- as.matrix(features)
+    storage.mode(features) <- "double"
+  }
+  labels <- max.col(onehot, "first")
+  row_numbers <- function(part) {
+    if (is.null(part)) return(seq_len(nrow(x)))
+    which((folds == part$fold) == (part$side == "test"))
   }
   parts <- list()
   rows_of <- function(part) {
     key <- paste(part$fold, part$side)
     if (is.null(parts[[key]])) {
-      rows <- which((folds == part$fold) == (part$side == "test"))
+      rows <- row_numbers(part)
       parts[[key]] <<- list(x = x[rows, , drop = FALSE], onehot = onehot[rows, , drop = FALSE],
-                            weights = weights[rows],
-                            features = if (!is.null(features)) features[rows, , drop = FALSE])
+                            weights = weights[rows])
     }
     parts[[key]]
   }
@@ -180,13 +195,24 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
       krr_statistics(map, x, coded, block_size, n_threads, FALSE, if (by_fold) folds, weights)
     },
     gradient = function(state, part = NULL) {
+      if (!is.null(features)) {
+        return(logistic_pass_cpp(features, row_numbers(part), labels, weights,
+                                 state$coefficients, state$intercept))
+      }
       if (is.null(part)) {
-        return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads,
-                                 features))
+        return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads))
       }
       rows <- rows_of(part)
-      logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads,
-                        rows$features)
+      logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads)
+    },
+    solver = function(part) {
+      if (is.null(features)) return(NULL)
+      rows <- row_numbers(part)
+      function(factor, zbar, curvature, free, lambda, state, tol, max_iter, total_weight) {
+        logistic_bound_cpp(features, rows, labels, weights, factor, zbar, curvature,
+                           as.integer(free), total_weight, lambda, state$coefficients,
+                           state$intercept, tol, max_iter)
+      }
     })
 }
 
@@ -221,9 +247,10 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
     loss <- correct <- 0
     for (k in seq_len(n_folds)) {
       train <- list(fold = k, side = "train")
-      fit <- logistic_bound(sum_statistics(stats, stats$folds[[k]], sign = -1),
+      fit <- logistic_bound(fold_training_statistics(stats, k),
                             function(state) source$gradient(state, train), n_features,
-                            length(levels), lambdas[l], starts[[k]], max(tol, 1e-6), 200)
+                            length(levels), lambdas[l], starts[[k]], max(tol, 1e-6), 200,
+                            source$solver(train))
       starts[[k]] <- fit
       held_out <- source$gradient(fit, list(fold = k, side = "test"))
       loss <- loss + held_out$log_loss
@@ -241,6 +268,16 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
   structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached],
                        cv_accuracy = accuracy[reached]),
             starts = means[reached])
+}
+
+# The statistics of the rows outside fold k, with their centred Z'WZ made
+# in one C++ pass (as R/krr_cv.R does; one D x D matrix at a time, not one
+# per fold): the training Gram matrix itself is not needed.
+fold_training_statistics <- function(stats, k) {
+  fold <- stats$folds[[k]]
+  out <- sum_statistics(stats, fold, sign = -1, gram = FALSE)
+  out$centred <- gram_difference_center_cpp(stats$gram, fold$gram, out$zsum / out$n, out$n, 1L)
+  out
 }
 
 # Candidates: the mean eigenvalue of the bound c Zc'WZc (c <= 1/2), times

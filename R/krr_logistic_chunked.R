@@ -47,7 +47,8 @@ chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verb
         if (!is.null(value)) out <<- if (is.null(out)) value else sum_logistic_gradients(out, value)
       })
       out
-    })
+    },
+    solver = function(part) NULL)  # every pass reads the chunks
 }
 
 # The task run on each chunk (maybe in a worker): its partial log-loss,

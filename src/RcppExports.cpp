@@ -326,6 +326,44 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// logistic_pass_cpp
+Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept);
+RcppExport SEXP _kitchen_logistic_pass_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type intercept(interceptSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_pass_cpp(features, rows, labels, weights, coefficients, intercept));
+    return rcpp_result_gen;
+END_RCPP
+}
+// logistic_bound_cpp
+Rcpp::List logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::NumericMatrix factor, Rcpp::NumericVector zbar, double curvature, Rcpp::IntegerVector free, double total_weight, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter);
+RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP factorSEXP, SEXP zbarSEXP, SEXP curvatureSEXP, SEXP freeSEXP, SEXP total_weightSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type rows(rowsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weights(weightsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type factor(factorSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type curvature(curvatureSEXP);
+    Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type free(freeSEXP);
+    Rcpp::traits::input_parameter< double >::type total_weight(total_weightSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type intercept(interceptSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, factor, zbar, curvature, free, total_weight, lambda, coefficients, intercept, tol, max_iter));
+    return rcpp_result_gen;
+END_RCPP
+}
 // nystrom_features_cpp
 SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, int n_threads, int simd);
 RcppExport SEXP _kitchen_nystrom_features_cpp(SEXP xSEXP, SEXP centerSEXP, SEXP divisorSEXP, SEXP centersSEXP, SEXP normalizationSEXP, SEXP kindSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -601,6 +639,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_symmetrize_in_place_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_in_place_cpp, 2},
     {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
+    {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 6},
+    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},

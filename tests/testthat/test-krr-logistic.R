@@ -174,3 +174,48 @@ test_that("least-squares classification fits give probabilities calibrated on CV
   expect_equal(unname(rowSums(predict(cv_fit, toy$x, type = "prob"))), rep(1, 200))
   expect_error(predict(cv_fit, toy$x, type = "link"), "logistic")
 })
+
+test_that("the in-memory C++ solver equals the streaming R passes", {
+  # n <= D + block_size keeps the features and solves in C++
+  # (src/logistic_bound.cpp); a small block_size makes the same fit stream
+  # its rows through the R passes.
+  for (classes in 2:3) {
+    toy <- logistic_toy(classes = classes, seed = 12)
+    map <- rff(toy$x, 20, sigma = 1, seed = 13)
+    w <- rep(c(0.5, 1, 2), length.out = nrow(toy$x))
+    folds <- rep(1:4, 40)
+    for (lambda in list(0.2, c(1, 0.1, 0.01))) {
+      kept <- krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = lambda, weights = w,
+                      folds = folds, tol = 1e-12, n_threads = 1, verbose = FALSE)
+      streamed <- krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = lambda, weights = w,
+                          folds = folds, tol = 1e-12, block_size = 30, n_threads = 2,
+                          verbose = FALSE)
+      expect_equal(kept$coefficients, streamed$coefficients, tolerance = 1e-8)
+      expect_equal(kept$intercept, streamed$intercept, tolerance = 1e-8)
+      expect_equal(kept$path$cv, streamed$path$cv, tolerance = 1e-8)
+      expect_identical(kept$lambda, streamed$lambda)
+    }
+  }
+})
+
+test_that("the C++ logistic pass equals the R pass on the same rows", {
+  toy <- logistic_toy(classes = 3, seed = 14)
+  map <- rff(toy$x, 16, sigma = 1, seed = 15)
+  z <- predict(map, toy$x)
+  onehot <- outer(as.integer(toy$y), 1:3, "==") * 1
+  set.seed(16)
+  state <- list(coefficients = matrix(rnorm(48), 16, 3), intercept = c(0.3, -0.1, 0))
+  rows <- which(seq_len(nrow(z)) %% 3 != 0)
+  w <- runif(nrow(z))
+  out <- kitchen:::add_logistic_gradient(list(log_loss = 0, correct = 0, zg = 0, g0 = 0),
+                                         z[rows, ], onehot[rows, ], as.integer(toy$y)[rows],
+                                         w[rows], state)
+  pass <- kitchen:::logistic_pass_cpp(z, rows, as.integer(toy$y), w, state$coefficients,
+                                      state$intercept)
+  expect_equal(pass$log_loss, out$log_loss, tolerance = 1e-12)
+  expect_equal(pass$correct, out$correct)
+  expect_equal(pass$zg, out$zg, tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(pass$g0, out$g0, tolerance = 1e-12)
+  expect_error(kitchen:::logistic_pass_cpp(z, c(rows, 1000L), as.integer(toy$y), w,
+                                           state$coefficients, state$intercept), "row numbers")
+})
