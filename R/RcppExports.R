@@ -61,6 +61,10 @@ gram_sum_cpp <- function(grams, n_threads) {
     .Call(`_kitchen_gram_sum_cpp`, grams, n_threads)
 }
 
+gram_difference_center_cpp <- function(a, b, zbar, n, n_threads) {
+    .Call(`_kitchen_gram_difference_center_cpp`, a, b, zbar, n, n_threads)
+}
+
 gram_quadratic_forms_cpp <- function(gram, w, n_threads) {
     .Call(`_kitchen_gram_quadratic_forms_cpp`, gram, w, n_threads)
 }

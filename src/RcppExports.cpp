@@ -214,6 +214,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// gram_difference_center_cpp
+SEXP gram_difference_center_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, Rcpp::NumericVector zbar, double n, int n_threads);
+RcppExport SEXP _kitchen_gram_difference_center_cpp(SEXP aSEXP, SEXP bSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_difference_center_cpp(a, b, zbar, n, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // gram_quadratic_forms_cpp
 Rcpp::NumericVector gram_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w, int n_threads);
 RcppExport SEXP _kitchen_gram_quadratic_forms_cpp(SEXP gramSEXP, SEXP wSEXP, SEXP n_threadsSEXP) {
@@ -630,6 +644,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fit_pass_sums_cpp", (DL_FUNC) &_kitchen_fit_pass_sums_cpp, 1},
     {"_kitchen_gram_combine_cpp", (DL_FUNC) &_kitchen_gram_combine_cpp, 4},
     {"_kitchen_gram_sum_cpp", (DL_FUNC) &_kitchen_gram_sum_cpp, 2},
+    {"_kitchen_gram_difference_center_cpp", (DL_FUNC) &_kitchen_gram_difference_center_cpp, 5},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
