@@ -45,14 +45,16 @@ test_that("an interrupt stops fits with D = 12,000 features promptly", {
   # folds' quadratic forms and the Cholesky factorisation of a fixed lambda
   # all check for interrupts (once R-level steps of seconds to minutes).
   # Few rows keep the Gram accumulation short, so the signals land in those
-  # steps: the default (5-fold CV) at 2 and 5 s, a fixed lambda at 5 s.
+  # steps: the default (5-fold CV) at 2, 5 and 12 s (the last near the
+  # first fold's tridiagonal reduction on a quiet machine: its loading of
+  # 1.15 GB once held an interrupt for up to 9.6 s), a fixed lambda at 5 s.
   fit_code <- function(lambda) {
     paste("library(kitchen); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
           "krr_fit(x, x[, 1], rff(4, 12000, sigma = 1), block_size = 300, verbose = FALSE",
           lambda, ")")
   }
   cases <- list(list(lambda = "", warm_up = 2), list(lambda = "", warm_up = 5),
-                list(lambda = ", lambda = 1", warm_up = 5))
+                list(lambda = "", warm_up = 12), list(lambda = ", lambda = 1", warm_up = 5))
   for (case in cases) {
     what <- sprintf("the fit%s, %g s in", case$lambda, case$warm_up)
     delay <- interrupt_delay(fit_code(case$lambda), warm_up = case$warm_up)
