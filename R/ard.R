@@ -16,9 +16,10 @@
 # d + 1 parameters fitted on the same rows they are scored on can overfit
 # (Sonar: 60 columns, 150 rows; 9 test errors against the isotropic
 # bandwidth's 7). So the learned bandwidths are kept only if they beat the
-# map's own bandwidth on rows the search never saw (ard_check()): ridge on
-# the same features, fitted on the search's rows with each one's lambda,
-# scored on other training rows. With enough rows these are fresh rows
+# map's own bandwidth, by more than one standard error, on rows the search
+# never saw (ard_check()): ridge on the same features, fitted on the
+# search's rows with each one's lambda, scored on other training rows.
+# With enough rows these are fresh rows
 # beyond the subsample; otherwise the subsample is split in two parts, the
 # search is run on each and scored on the other (the comparison is then of
 # the procedure, as in cross-validation), and if per-column bandwidths win
@@ -73,6 +74,7 @@ ard_check <- function(data, search_rows, kernel, w0, n_threads) {
     list(part == 1, part == 2)
   } else list(search_rows)
   errors <- c(ard = 0, isotropic = 0)
+  gain <- numeric()   # per held-out row: isotropic loss minus ARD's
   iterations <- 0L
   for (inside in parts) {
     train <- ard_rows(data, inside)
@@ -85,14 +87,19 @@ ard_check <- function(data, search_rows, kernel, w0, n_threads) {
     scores <- tryCatch(isotropic_scores(problem, log_sigma, log_lambdas), error = function(e) Inf)
     log_lambda <- log_lambdas[which.min(scores)]
     held_out <- ard_rows(data, !inside)
-    errors <- errors + c(
-      ard = held_out_error(c(log(search$sigma), search$log_lambda), train, held_out, w0, n_threads),
-      isotropic = if (any(is.finite(scores))) {
-        held_out_error(c(log_sigma, log_lambda), train, held_out, w0, n_threads)
-      } else Inf)
+    ard <- held_out_losses(c(log(search$sigma), search$log_lambda), train, held_out, w0, n_threads)
+    isotropic <- if (any(is.finite(scores))) {
+      held_out_losses(c(log_sigma, log_lambda), train, held_out, w0, n_threads)
+    } else rep(Inf, length(ard))
+    errors <- errors + c(ard = mean(ard), isotropic = mean(isotropic))
+    gain <- c(gain, isotropic - ard)
   }
-  # Not finite: features or solves that failed count as losing.
-  kept <- is.finite(errors[["ard"]]) && !(errors[["ard"]] >= errors[["isotropic"]])
+  # Kept if better by more than one standard error of the mean paired gain
+  # (a one-standard-error rule: a narrow win on a few hundred rows is
+  # noise, and the simpler model should then stay). Not finite: features or
+  # solves that failed count as losing.
+  kept <- is.finite(errors[["ard"]]) &&
+    (!is.finite(errors[["isotropic"]]) || mean(gain) > stats::sd(gain) / sqrt(length(gain)))
   list(kept = kept, errors = errors / length(parts), iterations = iterations,
        search = if (length(parts) == 1) search)
 }
@@ -105,8 +112,13 @@ ard_rows <- function(data, rows) {
 
 # Weighted squared error (relative to its response's variance) on the rows
 # of `held_out` of ridge regression fitted on all rows of `train`, on the
-# features of w0 at the log-bandwidths and log(lambda / n) in theta.
+# features of w0 at the log-bandwidths and log(lambda / n) in theta: the
+# mean of held_out_losses(), each row's share (Inf if the solve failed).
 held_out_error <- function(theta, train, held_out, w0, n_threads) {
+  mean(held_out_losses(theta, train, held_out, w0, n_threads))
+}
+
+held_out_losses <- function(theta, train, held_out, w0, n_threads) {
   d <- ncol(train$x)
   x <- rbind(train$x, held_out$x)
   z <- rff_features_cpp(x, w0 * exp(-theta[seq_len(d)]), rep(0, d), NULL, 0L, products_on_blas(),
@@ -119,10 +131,10 @@ held_out_error <- function(theta, train, held_out, w0, n_threads) {
   gram <- gram_symmetrize_cpp(gram)
   diag(gram) <- diag(gram) + exp(theta[d + 1]) * nrow(train$x)
   chol_gram <- tryCatch(chol(gram), error = function(e) NULL)
-  if (is.null(chol_gram) || !all(is.finite(z))) return(Inf)
+  if (is.null(chol_gram) || !all(is.finite(z))) return(rep(Inf, nrow(held_out$x)))
   beta <- backsolve(chol_gram, forwardsolve(t(chol_gram), crossprod(s$za, s$ya * s$wa)))
   scale_y <- sum(apply(held_out$y, 2, stats::var)) + 1e-300
-  sum(s$wb * (s$zb %*% beta - s$yb)^2) / (sum(s$wb) * scale_y)
+  s$wb * rowSums((s$zb %*% beta - s$yb)^2) / (mean(s$wb) * scale_y)
 }
 
 # The two sides of a held-out ridge problem on features z: rows `train`

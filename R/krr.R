@@ -93,7 +93,8 @@
 #' learned from few rows can overfit (on Sonar, 60 columns and 150 rows,
 #' they made 9 test errors against 7), so the bandwidths are kept only if
 #' they beat the map's own bandwidth (for a map named by `features`, the
-#' one the defaults choose) on training rows the search did not use: up to
+#' one the defaults choose) by more than one standard error of the paired
+#' difference, on training rows the search did not use: up to
 #' 2000 more rows when there are at least 1000 beyond the subsample,
 #' otherwise the subsample's two halves in turn, each searched and scored
 #' on the other (and the search is then run once more on all of it).
