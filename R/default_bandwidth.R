@@ -49,25 +49,18 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
   values <- numeric(length(log_lambdas))
   for (fold in 1:2) {
     a <- data$half != fold
-    b <- !a
-    wa <- data$w[a]
-    wb <- data$w[b]
-    mean_y <- colSums(data$y[a, , drop = FALSE] * wa) / sum(wa)
-    ya <- sweep(data$y[a, , drop = FALSE], 2, mean_y)
-    yb <- sweep(data$y[b, , drop = FALSE], 2, mean_y)
-    za <- z[a, , drop = FALSE]
-    zb <- z[b, , drop = FALSE]
+    s <- ridge_split(data, z, a)  # R/ard.R
     # Z'WZ on kitchen's SIMD kernels (R's reference BLAS would dominate).
-    gram <- gram_update_cpp(matrix(0, ncol(z), ncol(z)), za * sqrt(wa), products_on_blas(),
+    gram <- gram_update_cpp(matrix(0, ncol(z), ncol(z)), s$za * sqrt(s$wa), products_on_blas(),
                             problem$n_threads, resolve_simd())
     eig <- eigen(gram_symmetrize_cpp(gram), symmetric = TRUE)
     eigenvalues <- pmax(eig$values, 0)     # rounding can leave tiny negatives
-    q <- crossprod(eig$vectors, crossprod(za, ya * wa))
-    norm <- 2 * sum(wb) * scale_y
+    q <- crossprod(eig$vectors, crossprod(s$za, s$ya * s$wa))
+    norm <- 2 * sum(s$wb) * scale_y
     for (l in seq_along(log_lambdas)) {
       beta <- eig$vectors %*% (q / (eigenvalues + exp(log_lambdas[l]) * sum(a)))
-      residual <- zb %*% beta - yb
-      values[l] <- values[l] + sum(wb * residual^2) / norm
+      residual <- s$zb %*% beta - s$yb
+      values[l] <- values[l] + sum(s$wb * residual^2) / norm
     }
   }
   values

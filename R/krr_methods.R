@@ -254,7 +254,14 @@ print.summary.kitchen_krr <- function(x, ...) {
       format(fit$logistic$change, digits = 2)),
     "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores",
     "bandwidth search" = if (!is.null(fit$ard)) {
-      sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows, fit$ard$iterations, fit$ard$time)
+      paste0(sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows,
+                     fit$ard$iterations, fit$ard$time),
+             # Fits saved before the held-out check have no verdict.
+             if (!is.null(fit$ard$kept)) {
+               sprintf("; %s (held-out error %s against %s for one bandwidth, on %d rows)",
+                       if (fit$ard$kept) "kept" else "dropped", format(fit$ard$check[["ard"]], digits = 3),
+                       format(fit$ard$check[["isotropic"]], digits = 3), fit$ard$check_rows)
+             })
     },
     "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("%s, %s iterations, relative residual %s (tol %g)%s",

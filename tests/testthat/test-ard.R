@@ -178,3 +178,76 @@ test_that("relevance() refuses other objects", {
   map <- rff(3, 10, sigma = c(1, 2, 4), seed = 1)
   expect_identical(relevance(map), c(x1 = 1, x2 = 0.5, x3 = 0.25))
 })
+
+test_that("per-column bandwidths are kept only if they beat one bandwidth on held-out rows", {
+  # Twelve equally relevant columns and 80 rows: the truth is isotropic, and
+  # 13 parameters learned from 80 rows overfit. The fit is then exactly the
+  # fit without sigma = "ard" (same bandwidth, same CV folds).
+  set.seed(11)
+  n <- 80
+  x <- matrix(runif(n * 12), n, 12)
+  y <- sin(3 * rowMeans(x)) + rnorm(n, sd = 0.1)
+  set.seed(1)
+  ard <- krr_fit(x, y, "rff", sigma = "ard", n_features = 100, seed = 1, n_threads = 1, verbose = FALSE)
+  set.seed(1)
+  iso <- krr_fit(x, y, "rff", n_features = 100, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_false(ard$ard$kept)
+  expect_gt(ard$ard$check[["ard"]], ard$ard$check[["isotropic"]])
+  expect_identical(ard$map$kernel$sigma, iso$map$kernel$sigma)
+  expect_identical(predict(ard, x), predict(iso, x))
+  expect_output(print(summary(ard)), "dropped \\(held-out error")
+  expect_length(unique(relevance(ard)), 1)
+
+  # A column of pure noise on a scale 30 times the others' (a map that does
+  # not rescale): one bandwidth must be wide enough for the noise and so
+  # cannot see the two relevant columns; per-column bandwidths can.
+  set.seed(12)
+  n <- 400
+  x <- cbind(runif(n), runif(n), rnorm(n, sd = 10))
+  y <- sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1)
+  map <- rff(x, 200, scale = "none", seed = 1)
+  fit <- krr_fit(x, y, map, sigma = "ard", n_threads = 1, verbose = FALSE)
+  expect_true(fit$ard$kept)
+  expect_lt(fit$ard$check[["ard"]], 0.75 * fit$ard$check[["isotropic"]])
+  expect_identical(names(which.min(relevance(fit))), "x3")
+  expect_output(print(summary(fit)), "kept \\(held-out error")
+  xt <- cbind(runif(500), runif(500), rnorm(500, sd = 10))
+  error <- function(f) sqrt(mean((predict(f, xt) - sin(2 * pi * xt[, 1]) - xt[, 2])^2))
+  expect_lt(error(fit), 0.5 * error(krr_fit(x, y, map, n_threads = 1, verbose = FALSE)))
+})
+
+test_that("the held-out check scores fresh rows when there are enough, else cross-fits", {
+  set.seed(13)
+  n <- 600
+  x <- cbind(runif(n), runif(n), rnorm(n, sd = 10))
+  y <- cbind(sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1))
+  kernel <- kernel_gaussian(stats::median(dist(x[1:200, ])))
+  data <- list(x = x, y = y, w = rep(1, n), half = sample(rep(1:2, length.out = n)))
+  w0 <- kitchen:::spectral_sample(kernel, 3, 32)
+  # Fresh rows: the search on 400 rows is the one kept, scored on the 200 others.
+  search_rows <- seq_len(n) <= 400
+  fresh <- kitchen:::ard_check(data, search_rows, kernel, w0, 1L)
+  expect_true(fresh$kept)
+  expect_length(fresh$search$sigma, 3)
+  train <- list(x = x[search_rows, ], y = y[search_rows, , drop = FALSE], w = rep(1, 400))
+  held_out <- list(x = x[!search_rows, ], y = y[!search_rows, , drop = FALSE], w = rep(1, 200))
+  expect_equal(fresh$errors[["ard"]],
+               kitchen:::held_out_error(c(log(fresh$search$sigma), fresh$search$log_lambda), train,
+                                        held_out, w0, 1L))
+  # held_out_error() is ridge regression fitted on `train`, scored on `held_out`.
+  theta <- c(log(c(0.2, 0.5, 30)), -6)
+  z <- function(rows) {
+    p <- sweep(rows, 2, exp(theta[1:3]), "/") %*% w0
+    cbind(cos(p), sin(p)) / sqrt(ncol(w0))
+  }
+  za <- z(train$x)
+  mean_y <- mean(train$y)
+  beta <- solve(crossprod(za) + diag(exp(theta[4]) * 400, ncol(za)), crossprod(za, train$y - mean_y))
+  expected <- mean((z(held_out$x) %*% beta + mean_y - held_out$y)^2) / stats::var(held_out$y[, 1])
+  expect_equal(kitchen:::held_out_error(theta, train, held_out, w0, 1L), expected, tolerance = 1e-10)
+  # No fresh rows: two parts, each searched and scored on the other; the
+  # bandwidths are then still to be learned on all rows.
+  crossed <- kitchen:::ard_check(data, NULL, kernel, w0, 1L)
+  expect_true(crossed$kept)
+  expect_null(crossed$search)
+})
