@@ -180,6 +180,101 @@ inline void gemm_direct_columns(const double* x, std::size_t n, std::size_t ld_x
 #endif
 }
 
+// The same sums for a few rows from P transposed (pt[k * m + j], one
+// contiguous row of m per input column, as an rff map's cache keeps it,
+// src/rff_map_cache.h): each output column is a lane of a vector, so the
+// chain of fused multiply-adds of every (row, column) is the direct path's,
+// in the same order, and the bits are equal, while a vector instruction does
+// 8 (AVX-512) or 4 (AVX2) of them. Rows up to gemm_transposed_max_rows: past
+// that, packing P once per call costs less than re-reading it for each row.
+constexpr std::size_t gemm_transposed_max_rows = 64;
+
+namespace detail {
+
+#if KITCHEN_X86_SIMD
+
+// One (row, column) of gemm_direct_fma(), for columns past the vectors.
+KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::size_t ld_x,
+                                                          std::size_t d, const double* pt,
+                                                          std::size_t m, std::size_t j) {
+  double total = 0.0;
+  for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {
+    const std::size_t kc = std::min(gemm_depth, d - k0);
+    double part = 0.0;
+    for (std::size_t k = k0; k < k0 + kc; ++k) part = __builtin_fma(x[k * ld_x], pt[k * m + j], part);
+    total = total + part;
+  }
+  return total;
+}
+
+// Columns [j_begin, j_end) of rows [0, n): `lanes` doubles a vector, `V`
+// vectors of columns at a time (independent chains that keep the FMA units
+// busy).
+#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, V, ZERO, SET1, LOAD, FMA, ADD,   \
+                                       STORE)                                                     \
+  TARGET inline void NAME(const double* x, std::size_t n, std::size_t ld_x, std::size_t d,        \
+                          const double* pt, std::size_t m, std::size_t j_begin,                   \
+                          std::size_t j_end, double* out, std::size_t ld_out) {                   \
+    constexpr std::size_t lanes = LANES, width = LANES * V;                                       \
+    for (std::size_t i = 0; i < n; ++i) {                                                         \
+      const double* xi = x + i;                                                                   \
+      std::size_t j0 = j_begin;                                                                   \
+      for (; j0 + width <= j_end; j0 += width) {                                                  \
+        VEC total[V], part[V];                                                                    \
+        _Pragma("GCC unroll 8")                                                                   \
+        for (std::size_t v = 0; v < V; ++v) total[v] = ZERO();                                    \
+        for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {                                      \
+          const std::size_t kc = std::min(gemm_depth, d - k0);                                    \
+          _Pragma("GCC unroll 8")                                                                 \
+          for (std::size_t v = 0; v < V; ++v) part[v] = ZERO();                                   \
+          for (std::size_t k = k0; k < k0 + kc; ++k) {                                            \
+            const VEC xk = SET1(xi[k * ld_x]);                                                    \
+            const double* row = pt + k * m + j0;                                                  \
+            _Pragma("GCC unroll 8")                                                               \
+            for (std::size_t v = 0; v < V; ++v) part[v] = FMA(xk, LOAD(row + v * lanes), part[v]); \
+          }                                                                                       \
+          _Pragma("GCC unroll 8")                                                                 \
+          for (std::size_t v = 0; v < V; ++v) total[v] = ADD(total[v], part[v]);                  \
+        }                                                                                         \
+        alignas(64) double lane[width];                                                           \
+        _Pragma("GCC unroll 8")                                                                   \
+        for (std::size_t v = 0; v < V; ++v) STORE(lane + v * lanes, total[v]);                    \
+        for (std::size_t j = 0; j < width; ++j) out[i + (j0 + j) * ld_out] = lane[j];             \
+      }                                                                                           \
+      for (; j0 < j_end; ++j0) out[i + j0 * ld_out] = gemm_transposed_one(xi, ld_x, d, pt, m, j0); \
+    }                                                                                             \
+  }
+
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx512, KITCHEN_TARGET_GRAM_AVX512, __m512d, 8, 8,
+                               _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
+                               _mm512_fmadd_pd, _mm512_add_pd, _mm512_store_pd)
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx2, KITCHEN_TARGET_GRAM_AVX2, __m256d, 4, 4,
+                               _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
+                               _mm256_fmadd_pd, _mm256_add_pd, _mm256_store_pd)
+#undef KITCHEN_GEMM_TRANSPOSED_KERNEL
+
+#endif  // KITCHEN_X86_SIMD
+
+}  // namespace detail
+
+// gemm_direct_columns() from P transposed (see gemm_transposed_max_rows),
+// for a `level` of avx2 or avx512; bitwise equal on both.
+inline void gemm_transposed_columns(const double* x, std::size_t n, std::size_t ld_x,
+                                    std::size_t d, const double* pt, std::size_t m,
+                                    std::size_t j_begin, std::size_t j_end, double* out,
+                                    std::size_t ld_out, simd_level level) {
+#if KITCHEN_X86_SIMD
+  if (level == simd_level::avx512) {
+    detail::gemm_transposed_avx512(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+  } else {
+    detail::gemm_transposed_avx2(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+  }
+#else
+  (void)x; (void)n; (void)ld_x; (void)d; (void)pt; (void)m; (void)j_begin; (void)j_end;
+  (void)out; (void)ld_out; (void)level;
+#endif
+}
+
 // A unit of work: rows [row_begin, row_end) of the output, times the strips
 // [strip_begin, strip_end) of P, i.e. its columns [col_begin, col_end).
 struct gemm_unit {
