@@ -207,50 +207,80 @@ KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::
   return total;
 }
 
-// Columns [j_begin, j_end) of rows [0, n): `lanes` doubles a vector, `V`
-// vectors of columns at a time (independent chains that keep the FMA units
-// busy).
-#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, V, ZERO, SET1, LOAD, FMA, ADD,   \
-                                       STORE)                                                     \
-  TARGET inline void NAME(const double* x, std::size_t n, std::size_t ld_x, std::size_t d,        \
-                          const double* pt, std::size_t m, std::size_t j_begin,                   \
-                          std::size_t j_end, double* out, std::size_t ld_out) {                   \
-    constexpr std::size_t lanes = LANES, width = LANES * V;                                       \
-    for (std::size_t i = 0; i < n; ++i) {                                                         \
-      const double* xi = x + i;                                                                   \
-      std::size_t j0 = j_begin;                                                                   \
-      for (; j0 + width <= j_end; j0 += width) {                                                  \
-        VEC total[V], part[V];                                                                    \
-        _Pragma("GCC unroll 8")                                                                   \
-        for (std::size_t v = 0; v < V; ++v) total[v] = ZERO();                                    \
-        for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {                                      \
-          const std::size_t kc = std::min(gemm_depth, d - k0);                                    \
-          _Pragma("GCC unroll 8")                                                                 \
-          for (std::size_t v = 0; v < V; ++v) part[v] = ZERO();                                   \
-          for (std::size_t k = k0; k < k0 + kc; ++k) {                                            \
-            const VEC xk = SET1(xi[k * ld_x]);                                                    \
-            const double* row = pt + k * m + j0;                                                  \
-            _Pragma("GCC unroll 8")                                                               \
-            for (std::size_t v = 0; v < V; ++v) part[v] = FMA(xk, LOAD(row + v * lanes), part[v]); \
-          }                                                                                       \
-          _Pragma("GCC unroll 8")                                                                 \
-          for (std::size_t v = 0; v < V; ++v) total[v] = ADD(total[v], part[v]);                  \
-        }                                                                                         \
-        alignas(64) double lane[width];                                                           \
-        _Pragma("GCC unroll 8")                                                                   \
-        for (std::size_t v = 0; v < V; ++v) STORE(lane + v * lanes, total[v]);                    \
-        for (std::size_t j = 0; j < width; ++j) out[i + (j0 + j) * ld_out] = lane[j];             \
-      }                                                                                           \
-      for (; j0 < j_end; ++j0) out[i + j0 * ld_out] = gemm_transposed_one(xi, ld_x, d, pt, m, j0); \
-    }                                                                                             \
+// Columns [j_begin, j_end) of rows [0, n): `LANES` doubles a vector. R rows
+// at a time share each load of P's row, and their V vectors of columns each
+// (R x V independent chains) keep the FMA units busy.
+#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, V4, V2, V1, ZERO, SET1, LOAD,   \
+                                       FMA, ADD, STORE)                                         \
+  template <std::size_t R, std::size_t V>                                                       \
+  TARGET inline void NAME##_rows(const double* x, std::size_t ld_x, std::size_t d,              \
+                                 const double* pt, std::size_t m, std::size_t j_begin,          \
+                                 std::size_t j_end, double* out, std::size_t ld_out) {          \
+    constexpr std::size_t lanes = LANES, width = LANES * V;                                     \
+    std::size_t j0 = j_begin;                                                                   \
+    for (; j0 + width <= j_end; j0 += width) {                                                  \
+      alignas(64) double total[R][width] = {};                                                  \
+      for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {                                      \
+        const std::size_t kc = std::min(gemm_depth, d - k0);                                    \
+        VEC part[R][V];                                                                         \
+        _Pragma("GCC unroll 4")                                                                 \
+        for (std::size_t r = 0; r < R; ++r) {                                                   \
+          _Pragma("GCC unroll 8")                                                               \
+          for (std::size_t v = 0; v < V; ++v) part[r][v] = ZERO();                              \
+        }                                                                                       \
+        for (std::size_t k = k0; k < k0 + kc; ++k) {                                            \
+          const double* row = pt + k * m + j0;                                                  \
+          VEC p[V];                                                                             \
+          _Pragma("GCC unroll 8")                                                               \
+          for (std::size_t v = 0; v < V; ++v) p[v] = LOAD(row + v * lanes);                     \
+          _Pragma("GCC unroll 4")                                                               \
+          for (std::size_t r = 0; r < R; ++r) {                                                 \
+            const VEC xk = SET1(x[r + k * ld_x]);                                               \
+            _Pragma("GCC unroll 8")                                                             \
+            for (std::size_t v = 0; v < V; ++v) part[r][v] = FMA(xk, p[v], part[r][v]);         \
+          }                                                                                     \
+        }                                                                                       \
+        _Pragma("GCC unroll 4")                                                                 \
+        for (std::size_t r = 0; r < R; ++r) {                                                   \
+          _Pragma("GCC unroll 8")                                                               \
+          for (std::size_t v = 0; v < V; ++v) {                                                 \
+            STORE(total[r] + v * lanes, ADD(LOAD(total[r] + v * lanes), part[r][v]));           \
+          }                                                                                     \
+        }                                                                                       \
+      }                                                                                         \
+      for (std::size_t r = 0; r < R; ++r) {                                                     \
+        for (std::size_t j = 0; j < width; ++j) out[r + (j0 + j) * ld_out] = total[r][j];       \
+      }                                                                                         \
+    }                                                                                           \
+    for (; j0 < j_end; ++j0) {                                                                  \
+      for (std::size_t r = 0; r < R; ++r) {                                                     \
+        out[r + j0 * ld_out] = gemm_transposed_one(x + r, ld_x, d, pt, m, j0);                  \
+      }                                                                                         \
+    }                                                                                           \
+  }                                                                                             \
+  TARGET inline void NAME(const double* x, std::size_t n, std::size_t ld_x, std::size_t d,      \
+                          const double* pt, std::size_t m, std::size_t j_begin,                 \
+                          std::size_t j_end, double* out, std::size_t ld_out) {                 \
+    std::size_t i = 0;                                                                          \
+    for (; i + 4 <= n; i += 4) {                                                                \
+      NAME##_rows<4, V4>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
+    }                                                                                           \
+    for (; i + 2 <= n; i += 2) {                                                                \
+      NAME##_rows<2, V2>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
+    }                                                                                           \
+    for (; i < n; ++i) {                                                                        \
+      NAME##_rows<1, V1>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
+    }                                                                                           \
   }
 
-KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx512, KITCHEN_TARGET_GRAM_AVX512, __m512d, 8, 8,
-                               _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
-                               _mm512_fmadd_pd, _mm512_add_pd, _mm512_store_pd)
-KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx2, KITCHEN_TARGET_GRAM_AVX2, __m256d, 4, 4,
-                               _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
-                               _mm256_fmadd_pd, _mm256_add_pd, _mm256_store_pd)
+// Vectors of columns for 4, 2 and 1 rows: accumulators and loads fit in the
+// 32 AVX-512 or 16 AVX2 registers.
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx512, KITCHEN_TARGET_GRAM_AVX512, __m512d, 8, 4,
+                               8, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
+                               _mm512_fmadd_pd, _mm512_add_pd, _mm512_storeu_pd)
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx2, KITCHEN_TARGET_GRAM_AVX2, __m256d, 4, 2, 4,
+                               4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
+                               _mm256_fmadd_pd, _mm256_add_pd, _mm256_storeu_pd)
 #undef KITCHEN_GEMM_TRANSPOSED_KERNEL
 
 #endif  // KITCHEN_X86_SIMD
