@@ -78,7 +78,7 @@ write_result(c(
   "rff map: d = 64, 1024 features (cos_sin), standard scaling, clipping on; krr fit on that map",
   "(2000 rows, lambda = 1). rbin map: 50 grids on 20,000 uniform rows of 16 columns, sigma = 0.5",
   sprintf("(%s bins), krr fit with lambda = 1. n_threads = 1. Median over 15 timings of at least 0.1 s each,",
-          "about a million"),
+          "1,000,000"),
   "each build in its own process, the builds alternating over 3 rounds (median of rounds).",
   if (ncol(median_us) > 1) sprintf("base build: %s", libraries[["base"]]), "",
   columns, if (ncol(median_us) > 1) "| --- | --- | --- | --- | --- |" else "| --- | --- | --- |",

@@ -29,7 +29,7 @@
 #include "kitchen/gemm_simd.hpp"
 #include "kitchen/simd.hpp"
 #include "map_fields.h"
-#include "result_matrix.h"
+#include "small_results.h"
 
 // Defined with the general path's checks (validate_map.cpp, validate.cpp,
 // clip.cpp).
@@ -190,7 +190,11 @@ SEXP rff_predict_small_cpp(SEXP map, SEXP x, SEXP n_threads) {
   if (!read_small_rff_call(map, x, n_threads, true, call)) return R_NilValue;
   Rcpp::Shield<SEXP> rows(call.x);
   const std::size_t width = kitchen::rff_n_features(call.view.kind, call.view.m);
-  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(call.n, width));
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_small_result(REALSXP, call.n * width));
+  Rcpp::Shield<SEXP> dim(Rf_allocVector(INTSXP, 2));
+  INTEGER(dim)[0] = static_cast<int>(call.n);
+  INTEGER(dim)[1] = static_cast<int>(width);
+  Rf_setAttrib(out, R_DimSymbol, dim);
   fill_features(call, REAL(out));
   SEXP names = row_names(x);
   if (names != R_NilValue) {
@@ -353,7 +357,7 @@ SEXP fwht_small_cpp(SEXP x, SEXP normalize, SEXP n_threads) {
   }
   const kitchen::simd_level level = kitchen::detect_simd();
   const double scale = LOGICAL(normalize)[0] ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0;
-  Rcpp::Shield<SEXP> out(Rf_allocVector(REALSXP, len));
+  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_small_result(REALSXP, len));
   DUPLICATE_ATTRIB(out, x);
   const double* input = REAL(x);
   double* output = REAL(out);

@@ -147,3 +147,25 @@ test_that("fwht of small input equals the general path's, and errors match", {
   expect_error(fwht(v, normalize = NA), "normalize", class = "kitchen_error_argument")
   expect_error(fwht(v, n_threads = 1.5), "n_threads", class = "kitchen_error_argument")
 })
+
+test_that("small results from the pool of resident blocks stay intact through collections", {
+  v <- rnorm(1024)
+  expected <- general_path(fwht(v))
+  kept <- lapply(1:200, function(i) fwht(v * i))  # more than the pool holds
+  invisible(gc())
+  for (round in 1:3) {
+    dropped <- lapply(1:100, function(i) fwht(v))
+    rm(dropped)
+    invisible(gc())
+    again <- lapply(1:100, function(i) predict(map, x[1:3, ]))
+    expect_true(all(vapply(again, identical, TRUE, predict(map, x[1:3, ]))))
+  }
+  for (i in c(1, 77, 200)) expect_identical(kept[[i]], general_path(fwht(v * i)))
+  expect_identical(fwht(v), expected)
+  # A result kept past its call is not handed out again.
+  first <- fwht(v)
+  invisible(gc())
+  second <- fwht(-v)
+  expect_identical(first, expected)
+  expect_identical(second, -expected)
+})
