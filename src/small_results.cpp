@@ -12,19 +12,21 @@ namespace kitchen_glue {
 namespace {
 
 const std::size_t pool_blocks = 64;
-const std::size_t pool_block_bytes = std::size_t(1) << 16;
+const std::size_t pool_max_bytes = std::size_t(8) << 20;  // all blocks together
 // Bytes before the block R sees: its size (16, to keep malloc's alignment).
 const std::size_t header = 16;
 
 void* pooled[pool_blocks];
 std::size_t pooled_bytes[pool_blocks];
 std::size_t n_pooled = 0;
+std::size_t pooled_total = 0;
 
 void* pool_alloc(R_allocator_t*, std::size_t bytes) {
   for (std::size_t i = n_pooled; i-- > 0;) {
     if (pooled_bytes[i] == bytes) {
       char* block = static_cast<char*>(pooled[i]);
       --n_pooled;
+      pooled_total -= bytes;
       pooled[i] = pooled[n_pooled];
       pooled_bytes[i] = pooled_bytes[n_pooled];
       return block + header;
@@ -39,9 +41,10 @@ void* pool_alloc(R_allocator_t*, std::size_t bytes) {
 void pool_free(R_allocator_t*, void* p) {
   char* block = static_cast<char*>(p) - header;
   const std::size_t bytes = *reinterpret_cast<std::size_t*>(block);
-  if (n_pooled < pool_blocks && bytes <= pool_block_bytes) {
+  if (n_pooled < pool_blocks && bytes <= pool_max_bytes - pooled_total) {
     pooled[n_pooled] = block;
     pooled_bytes[n_pooled] = bytes;
+    pooled_total += bytes;
     ++n_pooled;
   } else {
     std::free(block);
