@@ -161,6 +161,18 @@ tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entri
     .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries)
 }
 
+rff_predict_small_cpp <- function(map, x, n_threads) {
+    .Call(`_kitchen_rff_predict_small_cpp`, map, x, n_threads)
+}
+
+krr_predict_small_cpp <- function(fit, x, n_threads, block_size, verbose) {
+    .Call(`_kitchen_krr_predict_small_cpp`, fit, x, n_threads, block_size, verbose)
+}
+
+fwht_small_cpp <- function(x, normalize, n_threads) {
+    .Call(`_kitchen_fwht_small_cpp`, x, normalize, n_threads)
+}
+
 sparse_problem_cpp <- function(x) {
     .Call(`_kitchen_sparse_problem_cpp`, x)
 }

@@ -60,6 +60,13 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
                                 n_threads = NULL, block_size = 4096,
                                 parallel = c("auto", "future", "none"),
                                 na.action = stats::na.pass, verbose = FALSE, ...) {
+  # A few rows of a plain matrix through an rff map: checked and computed in
+  # one call, NULL when anything needs the general path below
+  # (src/small_calls.cpp).
+  if (!missing(newdata) && (missing(type) || identical(type, "response")) &&
+      !is.null(out <- krr_predict_small_cpp(object, newdata, n_threads, block_size, verbose))) {
+    return(if (identical(object$response$type, "vector")) drop(out) else out)
+  }
   validate_fit(object)
   type <- match_choice(type, c("response", "class", "prob", "link"))
   logistic <- identical(object[["loss"]], "logistic")

@@ -139,6 +139,11 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #' c(features = sum(z[1, ] * z[2, ]),
 #'   kernel = kernel_matrix(x, kernel = kernel_gaussian(sigma = 1))[1, 2])
 predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
+  # A few rows of a plain matrix: checked and computed in one call, NULL
+  # when anything needs the general path below (src/small_calls.cpp).
+  if (!missing(newdata) && !is.null(out <- rff_predict_small_cpp(object, newdata, n_threads))) {
+    return(out)
+  }
   validate_map(object)
   newdata <- map_input(object, newdata)
   rff_features(object, newdata, resolve_threads(n_threads))

@@ -1,6 +1,8 @@
 # Latency of small calls (issue 22's targets): predict() of 1 and 10 rows
 # with an rff map (d = 64, 1024 features), predict() of 1 row from a fit on
-# that map, and fwht() of one length-1024 vector; medians, 1 thread.
+# that map, and fwht() of one length-1024 vector; and (issue 24's) predict()
+# of 1 row from a fit on a large rbin map (50 grids, about a million bins);
+# medians, 1 thread.
 # Run from the repository root:
 #   Rscript bench/latency.R [library of a build to compare with]
 # With a second library (for example main before a change, installed with
@@ -21,11 +23,18 @@ time_calls <- function() {
   one <- x[1, , drop = FALSE]
   ten <- x[1:10, , drop = FALSE]
   v <- rnorm(1024)
+  # Many small cells: each of the 50 grids holds about one bin per row.
+  xb <- matrix(runif(20000 * 16), 20000, 16)
+  binned_fit <- krr_fit(xb, sin(4 * xb[, 1]) + rnorm(20000, sd = 0.1),
+                        rbin(xb, 50, sigma = 0.5, seed = 1, n_threads = 1L),
+                        lambda = 1, n_threads = 1L, verbose = FALSE)
+  binned_one <- xb[1, , drop = FALSE]
   us <- function(f) 1e6 * median_time(f, repeats = 15, min_seconds = 0.1)
   c(rff_1 = us(function() predict(map, one, n_threads = 1L)),
     rff_10 = us(function() predict(map, ten, n_threads = 1L)),
     krr_1 = us(function() predict(fit, one, n_threads = 1L)),
-    fwht_1024 = us(function() fwht(v, n_threads = 1L)))
+    fwht_1024 = us(function() fwht(v, n_threads = 1L)),
+    rbin_1 = us(function() predict(binned_fit, binned_one, n_threads = 1L)))
 }
 
 if ("--child" %in% commandArgs(TRUE)) {
@@ -33,9 +42,10 @@ if ("--child" %in% commandArgs(TRUE)) {
   quit(save = "no")
 }
 
-targets <- c(rff_1 = 20, rff_10 = 35, krr_1 = 30, fwht_1024 = 5)
+targets <- c(rff_1 = 20, rff_10 = 35, krr_1 = 30, fwht_1024 = 5, rbin_1 = 50)
 labels <- c(rff_1 = "predict(rff map, 1 row)", rff_10 = "predict(rff map, 10 rows)",
-            krr_1 = "predict(krr fit, 1 row)", fwht_1024 = "fwht(length 1024)")
+            krr_1 = "predict(krr fit, 1 row)", fwht_1024 = "fwht(length 1024)",
+            rbin_1 = "predict(krr fit on an rbin map, 1 row)")
 args <- commandArgs(TRUE)
 libraries <- c(this = Sys.getenv("R_LIBS"), base = if (length(args)) args[1])
 child <- function(lib) {
@@ -44,7 +54,7 @@ child <- function(lib) {
   as.numeric(strsplit(trimws(utils::tail(out, 1)), " ")[[1]])
 }
 load_before <- readLines("/proc/loadavg")
-rounds <- lapply(1:3, function(r) vapply(libraries, child, numeric(4)))
+rounds <- lapply(1:3, function(r) vapply(libraries, child, numeric(length(targets))))
 median_us <- apply(simplify2array(rounds), c(1, 2), stats::median)
 rownames(median_us) <- names(targets)
 load_after <- readLines("/proc/loadavg")
@@ -66,7 +76,9 @@ write_result(c(
   machine_description(),
   sprintf("load average before / after: %s / %s", load_before, load_after), "",
   "rff map: d = 64, 1024 features (cos_sin), standard scaling, clipping on; krr fit on that map",
-  "(2000 rows, lambda = 1); n_threads = 1. Median over 15 timings of at least 0.1 s each,",
+  "(2000 rows, lambda = 1). rbin map: 50 grids on 20,000 uniform rows of 16 columns, sigma = 0.5",
+  sprintf("(%s bins), krr fit with lambda = 1. n_threads = 1. Median over 15 timings of at least 0.1 s each,",
+          "1,000,000"),
   "each build in its own process, the builds alternating over 3 rounds (median of rounds).",
   if (ncol(median_us) > 1) sprintf("base build: %s", libraries[["base"]]), "",
   columns, if (ncol(median_us) > 1) "| --- | --- | --- | --- | --- |" else "| --- | --- | --- |",

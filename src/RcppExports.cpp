@@ -574,6 +574,44 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// rff_predict_small_cpp
+SEXP rff_predict_small_cpp(SEXP map, SEXP x, SEXP n_threads);
+RcppExport SEXP _kitchen_rff_predict_small_cpp(SEXP mapSEXP, SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(rff_predict_small_cpp(map, x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// krr_predict_small_cpp
+SEXP krr_predict_small_cpp(SEXP fit, SEXP x, SEXP n_threads, SEXP block_size, SEXP verbose);
+RcppExport SEXP _kitchen_krr_predict_small_cpp(SEXP fitSEXP, SEXP xSEXP, SEXP n_threadsSEXP, SEXP block_sizeSEXP, SEXP verboseSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type fit(fitSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type block_size(block_sizeSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type verbose(verboseSEXP);
+    rcpp_result_gen = Rcpp::wrap(krr_predict_small_cpp(fit, x, n_threads, block_size, verbose));
+    return rcpp_result_gen;
+END_RCPP
+}
+// fwht_small_cpp
+SEXP fwht_small_cpp(SEXP x, SEXP normalize, SEXP n_threads);
+RcppExport SEXP _kitchen_fwht_small_cpp(SEXP xSEXP, SEXP normalizeSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type normalize(normalizeSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(fwht_small_cpp(x, normalize, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // sparse_problem_cpp
 SEXP sparse_problem_cpp(SEXP x);
 RcppExport SEXP _kitchen_sparse_problem_cpp(SEXP xSEXP) {
@@ -669,6 +707,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
     {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 9},
     {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
+    {"_kitchen_rff_predict_small_cpp", (DL_FUNC) &_kitchen_rff_predict_small_cpp, 3},
+    {"_kitchen_krr_predict_small_cpp", (DL_FUNC) &_kitchen_krr_predict_small_cpp, 5},
+    {"_kitchen_fwht_small_cpp", (DL_FUNC) &_kitchen_fwht_small_cpp, 3},
     {"_kitchen_sparse_problem_cpp", (DL_FUNC) &_kitchen_sparse_problem_cpp, 1},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},

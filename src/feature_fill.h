@@ -6,11 +6,13 @@
 #include <Rinternals.h>
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "kitchen/fastfood.hpp"
 #include "kitchen/rff.hpp"
 #include "kitchen/simd.hpp"
+#include "rff_map_cache.h"
 
 namespace kitchen_glue {
 
@@ -20,20 +22,27 @@ struct rff_view {
   std::size_t d = 0, m = 0;
   kitchen::rff_type kind = kitchen::rff_type::cos_sin;
   std::vector<double> offset;
+  // P transposed (rff_map_cache.h) for the products of a few rows, or null.
+  const double* transposed = nullptr;
+  std::shared_ptr<const rff_derived> derived;  // owns `transposed`
 };
 
 // Checks an rff map's numbers and fills `view`: what is wrong (cli markup
 // naming the field), or nullptr. type: 0 cos_sin, 1 cos_phase. rff.cpp.
-const char* rff_view_of(SEXP projection, SEXP center, SEXP phase, int type, rff_view& view);
+// With `cached`, the offset and P transposed come from the session's cache
+// of small maps (rff_map_cache.h).
+const char* rff_view_of(SEXP projection, SEXP center, SEXP phase, int type, rff_view& view,
+                        bool cached = false);
 
 // The same from an rff() object (its fields by name). rff.cpp.
-const char* read_rff_map(SEXP list, rff_view& view);
+const char* read_rff_map(SEXP list, rff_view& view, bool cached = false);
 
 // rff features of n dense rows (column stride n) into res (column stride
-// n). rff.cpp.
+// n); `transposed`, when given, serves the products of a few rows. rff.cpp.
 void rff_dense_fill(const double* xd, std::size_t n, std::size_t d, const double* p,
                     std::size_t m, const double* o, kitchen::rff_type kind, double* res,
-                    bool use_blas, int n_threads, kitchen::simd_level level);
+                    bool use_blas, int n_threads, kitchen::simd_level level,
+                    const double* transposed = nullptr);
 
 // rff features of a n x d dgCMatrix (its slots) into res. rff.cpp.
 void rff_sparse_fill(const int* col_ptr, const int* row_idx, const double* val, std::size_t n,

@@ -40,7 +40,18 @@ std::size_t blas_chunk_rows(std::size_t d, std::size_t m) {
 // is caught and reported afterwards.
 void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const double* p,
                       std::size_t m, const double* offset, kitchen::rff_type kind,
-                      double* res, int n_threads, kitchen::simd_level level) {
+                      double* res, int n_threads, kitchen::simd_level level,
+                      const double* transposed) {
+  if (transposed && n <= kitchen::gemm_transposed_max_rows) {  // same sums again
+    const std::size_t group = 64;
+    kitchen_glue::parallel_for_chunks((m + group - 1) / group, 2.0 * n * d * group, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      const std::size_t j0 = begin * group, j1 = std::min(m, end * group);
+      kitchen::gemm_transposed_columns(x, n, n, d, transposed, m, j0, j1, res, n, level);
+      kitchen::rff_nonlinearity(res, n, n, m, j0, j1, offset, kind, level);
+    });
+    return;
+  }
   if (n <= kitchen::gemm_direct_max_rows) {  // same sums, without packing P
     const std::size_t group = 64;
     kitchen_glue::parallel_for_chunks((m + group - 1) / group, 2.0 * n * d * group, n_threads,
@@ -100,9 +111,9 @@ void kitchen_glue::rff_sparse_fill(const int* col_ptr, const int* row_idx, const
 void kitchen_glue::rff_dense_fill(const double* xd, std::size_t n, std::size_t d, const double* p,
                                   std::size_t m, const double* o, kitchen::rff_type kind,
                                   double* res, bool use_blas, int n_threads,
-                                  kitchen::simd_level level) {
+                                  kitchen::simd_level level, const double* transposed) {
   if (!use_blas && level != kitchen::simd_level::scalar) {
-    rff_dense_packed(xd, n, d, p, m, o, kind, res, n_threads, level);
+    rff_dense_packed(xd, n, d, p, m, o, kind, res, n_threads, level, transposed);
     return;
   }
   // A BLAS call (and waking its threads) costs more than it saves for a
@@ -139,7 +150,7 @@ void kitchen_glue::rff_dense_fill(const double* xd, std::size_t n, std::size_t d
 // Sizes are checked here, so that a map R did not check cannot make us
 // read out of bounds.
 const char* kitchen_glue::rff_view_of(SEXP projection, SEXP center, SEXP phase, int type,
-                                      kitchen_glue::rff_view& view) {
+                                      kitchen_glue::rff_view& view, bool cached) {
   if (TYPEOF(projection) != REALSXP || !Rf_isMatrix(projection)) {
     return "{.field projection} must be a double matrix.";
   }
@@ -156,6 +167,15 @@ const char* kitchen_glue::rff_view_of(SEXP projection, SEXP center, SEXP phase, 
   view.d = d;
   view.m = m;
   view.projection = REAL(projection);
+  if (cached) {
+    view.derived = kitchen_glue::cached_rff_derived(projection, center,
+                                                    cos_phase ? phase : R_NilValue);
+    if (view.derived) {  // its offsets are all finite
+      view.offset = view.derived->offset;
+      view.transposed = view.derived->transposed.data();
+      return nullptr;
+    }
+  }
   view.offset.resize(m);
   kitchen::rff_offset(view.projection, d, m, REAL(center), cos_phase ? REAL(phase) : nullptr,
                       view.offset.data());
@@ -170,7 +190,7 @@ const char* kitchen_glue::rff_view_of(SEXP projection, SEXP center, SEXP phase, 
 }
 
 // The view of an rff() object (a named list), checked as rff_view_of().
-const char* kitchen_glue::read_rff_map(SEXP list, kitchen_glue::rff_view& view) {
+const char* kitchen_glue::read_rff_map(SEXP list, kitchen_glue::rff_view& view, bool cached) {
   if (TYPEOF(list) != VECSXP) return "the map must be a list.";
   SEXP type = kitchen_glue::map_field(list, "type");
   int code = -1;
@@ -180,7 +200,7 @@ const char* kitchen_glue::read_rff_map(SEXP list, kitchen_glue::rff_view& view) 
   }
   return rff_view_of(kitchen_glue::map_field(list, "projection"),
                      kitchen_glue::map_field(list, "center"),
-                     kitchen_glue::map_field(list, "phases"), code, view);
+                     kitchen_glue::map_field(list, "phases"), code, view, cached);
 }
 
 namespace {
@@ -218,7 +238,8 @@ SEXP rff_features_of(SEXP x, const kitchen_glue::rff_view& view, bool use_blas, 
 
   const std::size_t n = Rf_nrows(x);
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, kitchen::rff_n_features(kind, m)));
-  kitchen_glue::rff_dense_fill(REAL(x), n, d, p, m, o, kind, REAL(out), use_blas, n_threads, level);
+  kitchen_glue::rff_dense_fill(REAL(x), n, d, p, m, o, kind, REAL(out), use_blas, n_threads, level,
+                               view.transposed);
   return out;
 }
 
@@ -241,7 +262,7 @@ SEXP rff_map_problem_cpp(SEXP map) {
 // [[Rcpp::export(rng = false)]]
 SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, int simd) {
   kitchen_glue::rff_view view;
-  const char* problem = kitchen_glue::read_rff_map(map, view);
+  const char* problem = kitchen_glue::read_rff_map(map, view, true);
   if (problem) return Rf_mkString(problem);
   return rff_features_of(x, view, use_blas, n_threads, simd);
 }

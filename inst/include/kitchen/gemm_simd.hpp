@@ -180,6 +180,131 @@ inline void gemm_direct_columns(const double* x, std::size_t n, std::size_t ld_x
 #endif
 }
 
+// The same sums for a few rows from P transposed (pt[k * m + j], one
+// contiguous row of m per input column, as an rff map's cache keeps it,
+// src/rff_map_cache.h): each output column is a lane of a vector, so the
+// chain of fused multiply-adds of every (row, column) is the direct path's,
+// in the same order, and the bits are equal, while a vector instruction does
+// 8 (AVX-512) or 4 (AVX2) of them. Rows up to gemm_transposed_max_rows: past
+// that, packing P once per call costs less than re-reading it for each row.
+constexpr std::size_t gemm_transposed_max_rows = 64;
+
+namespace detail {
+
+#if KITCHEN_X86_SIMD
+
+// One (row, column) of gemm_direct_fma(), for columns past the vectors.
+KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::size_t ld_x,
+                                                          std::size_t d, const double* pt,
+                                                          std::size_t m, std::size_t j) {
+  double total = 0.0;
+  for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {
+    const std::size_t kc = std::min(gemm_depth, d - k0);
+    double part = 0.0;
+    for (std::size_t k = k0; k < k0 + kc; ++k) part = __builtin_fma(x[k * ld_x], pt[k * m + j], part);
+    total = total + part;
+  }
+  return total;
+}
+
+// Columns [j_begin, j_end) of rows [0, n): `LANES` doubles a vector. R rows
+// at a time share each load of P's row, and their V vectors of columns each
+// (R x V independent chains) keep the FMA units busy.
+#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, V4, V2, V1, ZERO, SET1, LOAD,   \
+                                       FMA, ADD, STORE)                                         \
+  template <std::size_t R, std::size_t V>                                                       \
+  TARGET inline void NAME##_rows(const double* x, std::size_t ld_x, std::size_t d,              \
+                                 const double* pt, std::size_t m, std::size_t j_begin,          \
+                                 std::size_t j_end, double* out, std::size_t ld_out) {          \
+    constexpr std::size_t lanes = LANES, width = LANES * V;                                     \
+    std::size_t j0 = j_begin;                                                                   \
+    for (; j0 + width <= j_end; j0 += width) {                                                  \
+      alignas(64) double total[R][width] = {};                                                  \
+      for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {                                      \
+        const std::size_t kc = std::min(gemm_depth, d - k0);                                    \
+        VEC part[R][V];                                                                         \
+        _Pragma("GCC unroll 4")                                                                 \
+        for (std::size_t r = 0; r < R; ++r) {                                                   \
+          _Pragma("GCC unroll 8")                                                               \
+          for (std::size_t v = 0; v < V; ++v) part[r][v] = ZERO();                              \
+        }                                                                                       \
+        for (std::size_t k = k0; k < k0 + kc; ++k) {                                            \
+          const double* row = pt + k * m + j0;                                                  \
+          VEC p[V];                                                                             \
+          _Pragma("GCC unroll 8")                                                               \
+          for (std::size_t v = 0; v < V; ++v) p[v] = LOAD(row + v * lanes);                     \
+          _Pragma("GCC unroll 4")                                                               \
+          for (std::size_t r = 0; r < R; ++r) {                                                 \
+            const VEC xk = SET1(x[r + k * ld_x]);                                               \
+            _Pragma("GCC unroll 8")                                                             \
+            for (std::size_t v = 0; v < V; ++v) part[r][v] = FMA(xk, p[v], part[r][v]);         \
+          }                                                                                     \
+        }                                                                                       \
+        _Pragma("GCC unroll 4")                                                                 \
+        for (std::size_t r = 0; r < R; ++r) {                                                   \
+          _Pragma("GCC unroll 8")                                                               \
+          for (std::size_t v = 0; v < V; ++v) {                                                 \
+            STORE(total[r] + v * lanes, ADD(LOAD(total[r] + v * lanes), part[r][v]));           \
+          }                                                                                     \
+        }                                                                                       \
+      }                                                                                         \
+      for (std::size_t r = 0; r < R; ++r) {                                                     \
+        for (std::size_t j = 0; j < width; ++j) out[r + (j0 + j) * ld_out] = total[r][j];       \
+      }                                                                                         \
+    }                                                                                           \
+    for (; j0 < j_end; ++j0) {                                                                  \
+      for (std::size_t r = 0; r < R; ++r) {                                                     \
+        out[r + j0 * ld_out] = gemm_transposed_one(x + r, ld_x, d, pt, m, j0);                  \
+      }                                                                                         \
+    }                                                                                           \
+  }                                                                                             \
+  TARGET inline void NAME(const double* x, std::size_t n, std::size_t ld_x, std::size_t d,      \
+                          const double* pt, std::size_t m, std::size_t j_begin,                 \
+                          std::size_t j_end, double* out, std::size_t ld_out) {                 \
+    std::size_t i = 0;                                                                          \
+    for (; i + 4 <= n; i += 4) {                                                                \
+      NAME##_rows<4, V4>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
+    }                                                                                           \
+    for (; i + 2 <= n; i += 2) {                                                                \
+      NAME##_rows<2, V2>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
+    }                                                                                           \
+    for (; i < n; ++i) {                                                                        \
+      NAME##_rows<1, V1>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
+    }                                                                                           \
+  }
+
+// Vectors of columns for 4, 2 and 1 rows: accumulators and loads fit in the
+// 32 AVX-512 or 16 AVX2 registers.
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx512, KITCHEN_TARGET_GRAM_AVX512, __m512d, 8, 4,
+                               8, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
+                               _mm512_fmadd_pd, _mm512_add_pd, _mm512_storeu_pd)
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx2, KITCHEN_TARGET_GRAM_AVX2, __m256d, 4, 2, 4,
+                               4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
+                               _mm256_fmadd_pd, _mm256_add_pd, _mm256_storeu_pd)
+#undef KITCHEN_GEMM_TRANSPOSED_KERNEL
+
+#endif  // KITCHEN_X86_SIMD
+
+}  // namespace detail
+
+// gemm_direct_columns() from P transposed (see gemm_transposed_max_rows),
+// for a `level` of avx2 or avx512; bitwise equal on both.
+inline void gemm_transposed_columns(const double* x, std::size_t n, std::size_t ld_x,
+                                    std::size_t d, const double* pt, std::size_t m,
+                                    std::size_t j_begin, std::size_t j_end, double* out,
+                                    std::size_t ld_out, simd_level level) {
+#if KITCHEN_X86_SIMD
+  if (level == simd_level::avx512) {
+    detail::gemm_transposed_avx512(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+  } else {
+    detail::gemm_transposed_avx2(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+  }
+#else
+  (void)x; (void)n; (void)ld_x; (void)d; (void)pt; (void)m; (void)j_begin; (void)j_end;
+  (void)out; (void)ld_out; (void)level;
+#endif
+}
+
 // A unit of work: rows [row_begin, row_end) of the output, times the strips
 // [strip_begin, strip_end) of P, i.e. its columns [col_begin, col_end).
 struct gemm_unit {
