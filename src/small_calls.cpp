@@ -127,7 +127,7 @@ SEXP row_names(SEXP x) {
 
 // New rows that map_input() would accept for `map` (checked by the caller,
 // with `d` columns) and that make a small call: a double matrix without
-// class, of at most gemm_transposed_max_rows finite rows, with valid
+// class, of one finite row, with valid
 // settings (resolve_threads(), resolve_simd(), products_on_blas()): the rows
 // as the features read them (clipped; protect them), or R_NilValue.
 // `names_free`: the names the rows would be matched by, when x has column
@@ -138,7 +138,10 @@ SEXP small_rows(SEXP map, SEXP x, SEXP n_threads, bool names_free, std::size_t d
   if (!clip_ok(clip, d)) return R_NilValue;
   if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || OBJECT(x)) return R_NilValue;
   const std::size_t n = Rf_nrows(x);
-  if (n < 1 || n > kitchen::gemm_transposed_max_rows || static_cast<std::size_t>(Rf_ncols(x)) != d) {
+  // One row only: from 2 rows on, this path measured slower than the general
+  // one (10 rows: 226 against 121 us, bench/results/latency.md), not yet
+  // explained.
+  if (n != 1 || static_cast<std::size_t>(Rf_ncols(x)) != d) {
     return R_NilValue;
   }
   if (column_names(x) != R_NilValue && (!names_free || map_field(map, "col_names") != R_NilValue)) {
