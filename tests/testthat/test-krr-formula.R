@@ -142,3 +142,23 @@ test_that("plot() draws single-lambda fits, paths and bandwidth paths", {
   expect_identical(length(unique(attr(bandwidths$sigma_path, "paths")$sigma)), 3L)
   expect_silent(plot(bandwidths))
 })
+
+test_that("a factor's dummy named like a numeric column (V1 level 1, V11) is a column of its own", {
+  # model.matrix() names V1's dummy "V11" next to the numeric V11; lm() takes
+  # columns by position, and so must the fit: before, krr_fit() refused the
+  # repeated name.
+  set.seed(1)
+  data <- data.frame(y = rnorm(80), V1 = factor(sample(0:1, 80, TRUE)), V11 = rnorm(80))
+  data$y <- data$y + 3 * (data$V1 == "1") + data$V11
+  fit <- formula_fit(y ~ ., data, lambda = 0.1)
+  design <- stats::model.matrix(~ V1 + V11, data)[, -1]
+  direct <- krr_fit(unname(design), data$y, lambda = 0.1, n_features = 60, sigma = 2,
+                    seed = 1, n_threads = 1, verbose = FALSE)
+  expect_equal(unname(predict(fit, data)), unname(predict(direct, unname(design))),
+               tolerance = 1e-12)
+  # The two columns stay apart at predict time, in any column order.
+  flipped <- data
+  flipped$V1 <- factor(ifelse(data$V1 == "1", "0", "1"), levels = c("0", "1"))
+  expect_false(isTRUE(all.equal(predict(fit, flipped), predict(fit, data))))
+  expect_equal(predict(fit, data[, c("V11", "y", "V1")]), predict(fit, data))
+})
