@@ -32,9 +32,7 @@
 #include "result_matrix.h"
 #include "small_results.h"
 
-// Defined with the general path's checks (validate_map.cpp, validate.cpp,
-// clip.cpp).
-SEXP map_problem_cpp(SEXP map, int kind);
+// Defined with the general path's checks (validate.cpp, clip.cpp).
 double first_nonfinite_cpp(SEXP x);
 SEXP clip_columns_cpp(SEXP x, SEXP low, SEXP high);
 SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
@@ -167,7 +165,7 @@ struct small_rff_call {
 bool read_small_rff_call(SEXP map, SEXP x, SEXP n_threads, bool names_free, std::size_t max_rows,
                          small_rff_call& call) {
   if (TYPEOF(map) != VECSXP || !Rf_inherits(map, "kitchen_rff")) return false;
-  if (map_problem_cpp(map, 0) != R_NilValue) return false;
+  if (kitchen_glue::map_problem(map, kitchen_glue::map_kind::rff) != R_NilValue) return false;
   if (kitchen_glue::read_rff_map(map, call.view, true) != nullptr) return false;
   if (call.view.transposed == nullptr) return false;  // a large map: not a small call
   call.x = small_rows(map, x, n_threads, names_free, map_d(map), max_rows, call.level);
@@ -258,7 +256,8 @@ SEXP krr_predict_small_cpp(SEXP fit, SEXP x, SEXP n_threads, SEXP block_size, SE
   SEXP rows_sexp = R_NilValue;
   if (binned) {
     if (Rf_inherits(map, "kitchen_rff") || Rf_inherits(map, "kitchen_fastfood") ||
-        map_problem_cpp(map, 2) != R_NilValue || map_field(map, "clip") == R_NilValue) {
+        kitchen_glue::map_problem(map, kitchen_glue::map_kind::rbin) != R_NilValue ||
+        map_field(map, "clip") == R_NilValue) {
       return R_NilValue;  // without clipping, the rows' range is checked in R
     }
     rows_sexp = small_rows(map, x, n_threads, names_free, map_d(map), 1, call.level);
