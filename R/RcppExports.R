@@ -149,6 +149,10 @@ ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas, chosen, use_lapack, n_t
     .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd)
 }
 
+lowest_score_cpp <- function(scores) {
+    .Call(`_kitchen_lowest_score_cpp`, scores)
+}
+
 ridge_path_coefficients_cpp <- function(gram, zy, lambdas, use_lapack, n_threads, simd) {
     .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas, use_lapack, n_threads, simd)
 }
@@ -189,7 +193,7 @@ column_ranges_cpp <- function(x, n_threads) {
     .Call(`_kitchen_column_ranges_cpp`, x, n_threads)
 }
 
-map_problem_cpp <- function(map, kind) {
-    .Call(`_kitchen_map_problem_cpp`, map, kind)
+map_problem_cpp <- function(map, map_class) {
+    .Call(`_kitchen_map_problem_cpp`, map, map_class)
 }
 

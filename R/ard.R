@@ -85,7 +85,7 @@ ard_check <- function(data, search_rows, kernel, w0, n_threads) {
     # A grid as fine as the search's continuous lambda, for a fair match.
     log_lambdas <- seq(-14, 4, by = 0.5)
     scores <- tryCatch(isotropic_scores(problem, log_sigma, log_lambdas), error = function(e) Inf)
-    log_lambda <- log_lambdas[which.min(scores)]
+    log_lambda <- log_lambdas[best_candidate(scores)]
     held_out <- ard_rows(data, !inside)
     ard <- held_out_losses(c(log(search$sigma), search$log_lambda), train, held_out, w0, n_threads)
     isotropic <- if (any(is.finite(scores))) {
@@ -121,8 +121,8 @@ held_out_error <- function(theta, train, held_out, w0, n_threads) {
 held_out_losses <- function(theta, train, held_out, w0, n_threads) {
   d <- ncol(train$x)
   x <- rbind(train$x, held_out$x)
-  z <- rff_features_cpp(x, w0 * exp(-theta[seq_len(d)]), rep(0, d), NULL, 0L, products_on_blas(),
-                        n_threads, resolve_simd())
+  z <- rff_features_cpp(x, w0 * exp(-theta[seq_len(d)]), rep(0, d), NULL, "cos_sin",
+                        products_on_blas(), n_threads, resolve_simd())
   y <- rbind(train$y, held_out$y)
   is_train <- seq_len(nrow(x)) <= nrow(train$x)
   s <- ridge_split(list(y = y, w = c(train$w, held_out$w)), z, is_train)
@@ -208,9 +208,9 @@ ard_search <- function(data, kernel, w0, max_iter, n_threads) {
   problem <- list(data = data, w0 = w0, n_threads = n_threads)
   score <- function(theta) ard_objective(theta, problem, gradient = FALSE)$value
   factors <- log(2) * (-2:2)
-  factor <- factors[which.min(vapply(factors, function(f) score(c(base + f, -4)), 0))]
+  factor <- factors[best_candidate(vapply(factors, function(f) score(c(base + f, -4)), 0))]
   log_lambdas <- c(-8, -6, -4, -2, 0)
-  log_lambda <- log_lambdas[which.min(vapply(log_lambdas, function(l) score(c(base + factor, l)), 0))]
+  log_lambda <- log_lambdas[best_candidate(vapply(log_lambdas, function(l) score(c(base + factor, l)), 0))]
   start <- c(base + factor, log_lambda)
   # Bounds keep the search where features stay informative: a column whose
   # bandwidth reaches the upper one is in effect left out.
@@ -244,8 +244,8 @@ ard_objective <- function(theta, problem, gradient = TRUE) {
   w <- problem$w0 * exp(-u)      # row j divided by s_j
   m <- ncol(w)
   # [cos(x w), sin(x w)] / sqrt(m) on kitchen's SIMD kernels.
-  z <- rff_features_cpp(data$x, w, rep(0, d), NULL, 0L, products_on_blas(), problem$n_threads,
-                        resolve_simd())
+  z <- rff_features_cpp(data$x, w, rep(0, d), NULL, "cos_sin", products_on_blas(),
+                        problem$n_threads, resolve_simd())
   scale_y <- sum(apply(data$y, 2, stats::var)) + 1e-300
   value <- 0
   grad_u <- numeric(d)

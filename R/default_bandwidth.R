@@ -32,7 +32,7 @@ default_bandwidth_map <- function(map, x, y, weights, n_threads, call = rlang::c
              error = function(e) rep(Inf, length(default_bandwidth_grid$log_lambdas)))
   }, numeric(length(default_bandwidth_grid$log_lambdas))))
   if (!any(is.finite(scores))) return(map)
-  best <- arrayInd(which.min(scores), dim(scores))[1]
+  best <- arrayInd(best_candidate(scores), dim(scores))[1]
   with_bandwidths(map, map$kernel$sigma * factors[best], x, n_threads, call = call)
 }
 
@@ -43,7 +43,7 @@ default_bandwidth_map <- function(map, x, y, weights, n_threads, call = rlang::c
 isotropic_scores <- function(problem, log_sigma, log_lambdas) {
   data <- problem$data
   d <- ncol(data$x)
-  z <- rff_features_cpp(data$x, problem$w0 * exp(-log_sigma), rep(0, d), NULL, 0L,
+  z <- rff_features_cpp(data$x, problem$w0 * exp(-log_sigma), rep(0, d), NULL, "cos_sin",
                         products_on_blas(), problem$n_threads, resolve_simd())
   scale_y <- sum(apply(data$y, 2, stats::var)) + 1e-300
   values <- numeric(length(log_lambdas))

@@ -28,7 +28,7 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   if (!is.null(folds)) {
     path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose,
                            weights, top = top)
-    lambda <- path$lambda[which.min(path$cv)]
+    lambda <- path$lambda[best_candidate(path$cv)]
     start <- attr(path, "start")
     attr(path, "start") <- NULL
   }
@@ -105,7 +105,7 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
     }
     cv[l] <- sse / scored
     if (verbose) cli::cli_progress_update(id = bar)
-    best <- which.min(cv)
+    best <- best_candidate(cv)
     if (best == l) best_start <- Reduce(`+`, starts) / length(starts)
     # Candidates that do not improve on the best by a relative `gain` count
     # as no better: a path that only creeps down stops too.

@@ -35,14 +35,14 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
                            verbose, weights_all, use_folds = 1L, top = top)
     attr(path, "start") <- NULL
     # Warm start across candidates: the next path starts a decade above this best.
-    top <<- 10 * relative(path$lambda[which.min(path$cv)], candidate)
-    list(map = candidate, solution = list(path = path, lambda = path$lambda[which.min(path$cv)]),
+    top <<- 10 * relative(path$lambda[best_candidate(path$cv)], candidate)
+    list(map = candidate, solution = list(path = path, lambda = path$lambda[best_candidate(path$cv)]),
          score = min(path$cv))
   }
   screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen) else
     lapply(sigmas, screen)
   scores <- vapply(screened, `[[`, 0, "score")
-  best <- which.min(scores)
+  best <- best_candidate(scores)
   chosen <- screened[[best]]$map
   solution <- binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
                            top = 10 * relative(screened[[best]]$solution$lambda, chosen))

@@ -20,7 +20,7 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
   path <- NULL
   if (cv) {
     path <- logistic_cv_path(source, stats, n_features, levels, lambda, n_folds, tol, verbose)
-    best <- which.min(path$cv)
+    best <- best_candidate(path$cv)
     lambda <- path$lambda[best]
     start <- attr(path, "starts")[[best]]
     attr(path, "starts") <- NULL
@@ -262,7 +262,7 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
       coefficients = Reduce(`+`, lapply(starts, `[[`, "coefficients")) / n_folds,
       intercept = Reduce(`+`, lapply(starts, `[[`, "intercept")) / n_folds)
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
-    if (l - which.min(cv) >= patience) break
+    if (l - best_candidate(cv) >= patience) break
   }
   reached <- !is.na(cv)
   structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached],
@@ -301,7 +301,7 @@ logistic_search <- function(map, sigmas, source_for, levels, lambda, n_folds, to
                                    n_folds, tol, max_iter, verbose))
   })
   scores <- vapply(fits, function(f) min(f$solution$path$cv %||% NA_real_), 0)
-  best <- if (length(fits) > 1) which.min(scores) else 1L
+  best <- if (length(fits) > 1) best_candidate(scores) else 1L
   list(map = fits[[best]]$map, solution = fits[[best]]$solution,
        sigma_path = bandwidth_path(fits, scores),
        read = proc.time()[["elapsed"]] - began)

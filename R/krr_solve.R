@@ -33,7 +33,7 @@ krr_solve <- function(stats, lambda, n_threads) {
     # "cv", K-fold CV chooses; the GCV scores are reported alongside, from
     # the same reduction of Z'Z that gives the chosen coefficients.
     if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal) else lambda
-    chosen <- if (is.null(cv)) 0L else which.min(cv)
+    chosen <- if (is.null(cv)) 0L else best_candidate(cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
     scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen,
                                  tridiagonal_on_lapack(), n_threads, resolve_simd())

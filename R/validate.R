@@ -21,7 +21,7 @@ validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
   }
   # The fields and shapes, in C++: as R code this cost more than the
   # features of one row.
-  problem <- map_problem_cpp(map, match(class, map_classes) - 1L)
+  problem <- map_problem_cpp(map, class)
   # In depth only when asked: predict() and as.matrix() hand the map to C++
   # glue that checks all of it before use (twice cost a fifth of one row's
   # Fastfood features).

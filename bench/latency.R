@@ -12,6 +12,23 @@
 
 source(file.path("bench", "common.R"))
 
+# Medians per call of the wall time and of the process's CPU time (user +
+# system), from the same timings: under the shared machine's load the wall
+# time also counts waiting for a core, the CPU time does not (it still
+# counts page faults, in system time).
+median_times <- function(f, repeats = 15, min_seconds = 0.1) {
+  timing <- function(inner) {
+    start <- proc.time()
+    for (k in seq_len(inner)) f()
+    used <- proc.time() - start
+    c(wall = used[["elapsed"]], cpu = used[["user.self"]] + used[["sys.self"]]) / inner
+  }
+  inner <- max(1, ceiling(min_seconds / max(timing(1)[["wall"]], 1e-4)))
+  while (timing(inner)[["wall"]] * inner < min_seconds) inner <- inner * 2
+  times <- vapply(seq_len(repeats), function(i) timing(inner), numeric(2))
+  apply(times, 1, stats::median)
+}
+
 time_calls <- function() {
   suppressPackageStartupMessages(library(kitchen))
   set.seed(1)
@@ -29,12 +46,13 @@ time_calls <- function() {
                         rbin(xb, 50, sigma = 0.5, seed = 1, n_threads = 1L),
                         lambda = 1, n_threads = 1L, verbose = FALSE)
   binned_one <- xb[1, , drop = FALSE]
-  us <- function(f) 1e6 * median_time(f, repeats = 15, min_seconds = 0.1)
-  c(rff_1 = us(function() predict(map, one, n_threads = 1L)),
-    rff_10 = us(function() predict(map, ten, n_threads = 1L)),
-    krr_1 = us(function() predict(fit, one, n_threads = 1L)),
-    fwht_1024 = us(function() fwht(v, n_threads = 1L)),
-    rbin_1 = us(function() predict(binned_fit, binned_one, n_threads = 1L)))
+  us <- function(f) 1e6 * median_times(f)
+  out <- rbind(rff_1 = us(function() predict(map, one, n_threads = 1L)),
+               rff_10 = us(function() predict(map, ten, n_threads = 1L)),
+               krr_1 = us(function() predict(fit, one, n_threads = 1L)),
+               fwht_1024 = us(function() fwht(v, n_threads = 1L)),
+               rbin_1 = us(function() predict(binned_fit, binned_one, n_threads = 1L)))
+  c(out[, "wall"], out[, "cpu"])
 }
 
 if ("--child" %in% commandArgs(TRUE)) {
@@ -54,21 +72,26 @@ child <- function(lib) {
   as.numeric(strsplit(trimws(utils::tail(out, 1)), " ")[[1]])
 }
 load_before <- readLines("/proc/loadavg")
-rounds <- lapply(1:3, function(r) vapply(libraries, child, numeric(length(targets))))
-median_us <- apply(simplify2array(rounds), c(1, 2), stats::median)
-rownames(median_us) <- names(targets)
+rounds <- lapply(1:3, function(r) vapply(libraries, child, numeric(2 * length(targets))))
+both_us <- apply(simplify2array(rounds), c(1, 2), stats::median)
+median_us <- both_us[seq_along(targets), , drop = FALSE]
+cpu_us <- both_us[length(targets) + seq_along(targets), , drop = FALSE]
+rownames(median_us) <- rownames(cpu_us) <- names(targets)
 load_after <- readLines("/proc/loadavg")
 
-columns <- if (ncol(median_us) > 1) "| call | this build (us) | base build (us) | base / this | target (us) |" else
-  "| call | median (us) | target (us) |"
+columns <- if (ncol(median_us) > 1) {
+  "| call | this build (us) | base build (us) | base / this | CPU this / base (us) | target (us) |"
+} else {
+  "| call | median (us) | CPU (us) | target (us) |"
+}
 rows <- vapply(names(targets), function(k) {
   if (ncol(median_us) > 1) {
-    sprintf("| %s | %.1f | %.1f | %.2f | %g (%s) |", labels[[k]], median_us[k, 1], median_us[k, 2],
-            median_us[k, 2] / median_us[k, 1], targets[[k]],
-            if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
+    sprintf("| %s | %.1f | %.1f | %.2f | %.1f / %.1f | %g (%s) |", labels[[k]], median_us[k, 1],
+            median_us[k, 2], median_us[k, 2] / median_us[k, 1], cpu_us[k, 1], cpu_us[k, 2],
+            targets[[k]], if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
   } else {
-    sprintf("| %s | %.1f | %g (%s) |", labels[[k]], median_us[k, 1], targets[[k]],
-            if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
+    sprintf("| %s | %.1f | %.1f | %g (%s) |", labels[[k]], median_us[k, 1], cpu_us[k, 1],
+            targets[[k]], if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
   }
 }, "")
 write_result(c(
@@ -80,7 +103,9 @@ write_result(c(
   sprintf("(%s bins), krr fit with lambda = 1. n_threads = 1. Median over 15 timings of at least 0.1 s each,",
           "1,000,000"),
   "each build in its own process, the builds alternating over 3 rounds (median of rounds).",
+  "Targets are judged on the wall time; the CPU time (user + system of the process, same timings)",
+  "leaves out waiting for a core under load.",
   if (ncol(median_us) > 1) sprintf("base build: %s", libraries[["base"]]), "",
-  columns, if (ncol(median_us) > 1) "| --- | --- | --- | --- | --- |" else "| --- | --- | --- |",
+  columns, if (ncol(median_us) > 1) "| --- | --- | --- | --- | --- | --- |" else "| --- | --- | --- | --- |",
   rows
 ), "latency.md")

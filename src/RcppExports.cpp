@@ -491,7 +491,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // rff_features_cpp
-SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, int type, bool use_blas, int n_threads, int simd);
+SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, std::string type, bool use_blas, int n_threads, int simd);
 RcppExport SEXP _kitchen_rff_features_cpp(SEXP xSEXP, SEXP projectionSEXP, SEXP centerSEXP, SEXP phaseSEXP, SEXP typeSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -499,7 +499,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type projection(projectionSEXP);
     Rcpp::traits::input_parameter< SEXP >::type center(centerSEXP);
     Rcpp::traits::input_parameter< SEXP >::type phase(phaseSEXP);
-    Rcpp::traits::input_parameter< int >::type type(typeSEXP);
+    Rcpp::traits::input_parameter< std::string >::type type(typeSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
@@ -522,6 +522,16 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
+// lowest_score_cpp
+int lowest_score_cpp(Rcpp::NumericVector scores);
+RcppExport SEXP _kitchen_lowest_score_cpp(SEXP scoresSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scores(scoresSEXP);
+    rcpp_result_gen = Rcpp::wrap(lowest_score_cpp(scores));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -655,13 +665,13 @@ BEGIN_RCPP
 END_RCPP
 }
 // map_problem_cpp
-SEXP map_problem_cpp(SEXP map, int kind);
-RcppExport SEXP _kitchen_map_problem_cpp(SEXP mapSEXP, SEXP kindSEXP) {
+SEXP map_problem_cpp(SEXP map, std::string map_class);
+RcppExport SEXP _kitchen_map_problem_cpp(SEXP mapSEXP, SEXP map_classSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
-    Rcpp::traits::input_parameter< int >::type kind(kindSEXP);
-    rcpp_result_gen = Rcpp::wrap(map_problem_cpp(map, kind));
+    Rcpp::traits::input_parameter< std::string >::type map_class(map_classSEXP);
+    rcpp_result_gen = Rcpp::wrap(map_problem_cpp(map, map_class));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -704,6 +714,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rff_map_features_cpp", (DL_FUNC) &_kitchen_rff_map_features_cpp, 5},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
+    {"_kitchen_lowest_score_cpp", (DL_FUNC) &_kitchen_lowest_score_cpp, 1},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
     {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 9},
     {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},

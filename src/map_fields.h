@@ -23,4 +23,11 @@ inline bool is_doubles(SEXP x, std::size_t n) {
   return TYPEOF(x) == REALSXP && static_cast<std::size_t>(XLENGTH(x)) == n;
 }
 
+// The kinds of feature map, each checked by map_problem() (validate_map.cpp).
+enum class map_kind { rff, fastfood, rbin, nystrom };
+
+// Why `map` cannot serve as a map of `kind`: its fields and shapes (cli
+// markup naming the field), or R_NilValue. validate_map.cpp.
+SEXP map_problem(SEXP map, map_kind kind);
+
 }  // namespace kitchen_glue

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 #include <vector>
+#include <string>
 
 #include "kitchen/gemm_simd.hpp"
 #include "kitchen/rff.hpp"
@@ -268,12 +269,13 @@ SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, int si
 }
 
 // The same for a projection given as is (ARD's search, R/ard.R): projection
-// d x m, center d, phase m or NULL, type 0 (cos_sin) or 1 (cos_phase).
+// d x m, center d, phase m or NULL, type "cos_sin" or "cos_phase".
 // [[Rcpp::export(rng = false)]]
-SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, int type,
+SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, std::string type,
                       bool use_blas, int n_threads, int simd) {
   kitchen_glue::rff_view view;
-  const char* problem = kitchen_glue::rff_view_of(projection, center, phase, type, view);
+  const int code = type == "cos_sin" ? 0 : type == "cos_phase" ? 1 : -1;
+  const char* problem = kitchen_glue::rff_view_of(projection, center, phase, code, view);
   if (problem) return Rf_mkString(problem);
   return rff_features_of(x, view, use_blas, n_threads, simd);
 }

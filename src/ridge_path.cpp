@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kitchen/fold_algebra.hpp"
+#include "kitchen/lowest_score.hpp"
 #include "kitchen/ridge_path.hpp"
 #include "kitchen/tridiagonal.hpp"
 #include "parallel_chunks.h"
@@ -169,10 +170,7 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
   Rcpp::NumericVector gcv(n_lambdas), df(n_lambdas);
   kitchen::ridge_gcv_path(form.d.data(), form.e.data(), eigenvalues.data(), dim, b.data(), k, yy,
                           n, lambdas.begin(), n_lambdas, gcv.begin(), df.begin());
-  std::size_t best = n_lambdas;
-  for (std::size_t l = 0; l < n_lambdas; ++l) {
-    if (gcv[l] == gcv[l] && (best == n_lambdas || gcv[l] < gcv[best])) best = l;
-  }
+  std::size_t best = kitchen::lowest_score(gcv.begin(), n_lambdas);
   // No candidate makes G + lambda I positive definite: best = 0, for R to
   // name lambda.
   if (best == n_lambdas && chosen == 0) return Rcpp::List::create(Rcpp::Named("best") = 0);
@@ -182,6 +180,15 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
   form.coefficients(b.data(), k, &lambdas[best], 1, w.begin());
   return Rcpp::List::create(Rcpp::Named("gcv") = gcv, Rcpp::Named("df") = df,
                             Rcpp::Named("coefficients") = w, Rcpp::Named("best") = best + 1);
+}
+
+// best_candidate() (R/best_candidate.R): the 1-based position of the lowest
+// score, or 0 when every score is NaN.
+// [[Rcpp::export(rng = false)]]
+int lowest_score_cpp(Rcpp::NumericVector scores) {
+  const std::size_t n = scores.size();
+  const std::size_t best = kitchen::lowest_score(scores.begin(), n);
+  return best == n ? 0 : static_cast<int>(best + 1);
 }
 
 namespace {

@@ -32,9 +32,7 @@
 #include "result_matrix.h"
 #include "small_results.h"
 
-// Defined with the general path's checks (validate_map.cpp, validate.cpp,
-// clip.cpp).
-SEXP map_problem_cpp(SEXP map, int kind);
+// Defined with the general path's checks (validate.cpp, clip.cpp).
 double first_nonfinite_cpp(SEXP x);
 SEXP clip_columns_cpp(SEXP x, SEXP low, SEXP high);
 SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
@@ -127,21 +125,18 @@ SEXP row_names(SEXP x) {
 
 // New rows that map_input() would accept for `map` (checked by the caller,
 // with `d` columns) and that make a small call: a double matrix without
-// class, of one finite row, with valid
+// class, of 1 to `max_rows` finite rows, with valid
 // settings (resolve_threads(), resolve_simd(), products_on_blas()): the rows
 // as the features read them (clipped; protect them), or R_NilValue.
 // `names_free`: the names the rows would be matched by, when x has column
 // names, are NULL.
 SEXP small_rows(SEXP map, SEXP x, SEXP n_threads, bool names_free, std::size_t d,
-                kitchen::simd_level& level) {
+                std::size_t max_rows, kitchen::simd_level& level) {
   SEXP clip = map_field(map, "clip");
   if (!clip_ok(clip, d)) return R_NilValue;
   if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || OBJECT(x)) return R_NilValue;
   const std::size_t n = Rf_nrows(x);
-  // One row only: from 2 rows on, this path measured slower than the general
-  // one (10 rows: 226 against 121 us, bench/results/latency.md), not yet
-  // explained.
-  if (n != 1 || static_cast<std::size_t>(Rf_ncols(x)) != d) {
+  if (n < 1 || n > max_rows || static_cast<std::size_t>(Rf_ncols(x)) != d) {
     return R_NilValue;
   }
   if (column_names(x) != R_NilValue && (!names_free || map_field(map, "col_names") != R_NilValue)) {
@@ -167,12 +162,13 @@ struct small_rff_call {
 
 // validate_map() for an rff map (checked first among the map classes, so
 // any object of class kitchen_rff), then small_rows().
-bool read_small_rff_call(SEXP map, SEXP x, SEXP n_threads, bool names_free, small_rff_call& call) {
+bool read_small_rff_call(SEXP map, SEXP x, SEXP n_threads, bool names_free, std::size_t max_rows,
+                         small_rff_call& call) {
   if (TYPEOF(map) != VECSXP || !Rf_inherits(map, "kitchen_rff")) return false;
-  if (map_problem_cpp(map, 0) != R_NilValue) return false;
+  if (kitchen_glue::map_problem(map, kitchen_glue::map_kind::rff) != R_NilValue) return false;
   if (kitchen_glue::read_rff_map(map, call.view, true) != nullptr) return false;
   if (call.view.transposed == nullptr) return false;  // a large map: not a small call
-  call.x = small_rows(map, x, n_threads, names_free, map_d(map), call.level);
+  call.x = small_rows(map, x, n_threads, names_free, map_d(map), max_rows, call.level);
   if (call.x == R_NilValue) return false;
   call.n = Rf_nrows(x);
   return static_cast<double>(call.n) * call.view.d * call.view.m <= small_work;
@@ -191,7 +187,9 @@ void fill_features(const small_rff_call& call, double* out) {
 // [[Rcpp::export(rng = false)]]
 SEXP rff_predict_small_cpp(SEXP map, SEXP x, SEXP n_threads) {
   small_rff_call call;
-  if (!read_small_rff_call(map, x, n_threads, true, call)) return R_NilValue;
+  if (!read_small_rff_call(map, x, n_threads, true, kitchen::gemm_transposed_max_rows, call)) {
+    return R_NilValue;
+  }
   Rcpp::Shield<SEXP> rows(call.x);
   const std::size_t width = kitchen::rff_n_features(call.view.kind, call.view.m);
   // From R's allocator: the pool of small_results.h made these results
@@ -258,10 +256,11 @@ SEXP krr_predict_small_cpp(SEXP fit, SEXP x, SEXP n_threads, SEXP block_size, SE
   SEXP rows_sexp = R_NilValue;
   if (binned) {
     if (Rf_inherits(map, "kitchen_rff") || Rf_inherits(map, "kitchen_fastfood") ||
-        map_problem_cpp(map, 2) != R_NilValue || map_field(map, "clip") == R_NilValue) {
+        kitchen_glue::map_problem(map, kitchen_glue::map_kind::rbin) != R_NilValue ||
+        map_field(map, "clip") == R_NilValue) {
       return R_NilValue;  // without clipping, the rows' range is checked in R
     }
-    rows_sexp = small_rows(map, x, n_threads, names_free, map_d(map), call.level);
+    rows_sexp = small_rows(map, x, n_threads, names_free, map_d(map), 1, call.level);
     if (rows_sexp == R_NilValue) return R_NilValue;
   } else {
     // %*% takes R's BLAS for finite numbers under these settings of matprod.
@@ -270,7 +269,7 @@ SEXP krr_predict_small_cpp(SEXP fit, SEXP x, SEXP n_threads, SEXP block_size, SE
         !is_string(matprod, "default.simd")) {
       return R_NilValue;
     }
-    if (!read_small_rff_call(map, x, n_threads, names_free, call)) return R_NilValue;
+    if (!read_small_rff_call(map, x, n_threads, names_free, 1, call)) return R_NilValue;
     rows_sexp = call.x;
   }
   Rcpp::Shield<SEXP> rows(rows_sexp);

@@ -82,10 +82,9 @@ SEXP problem(const std::string& what) { return Rf_mkString(what.c_str()); }
 
 }  // namespace
 
-// kind: 0 rff, 1 fastfood (its numbers are checked by
-// fastfood_map_problem_cpp), 2 rbin, 3 nystrom.
-// [[Rcpp::export(rng = false)]]
-SEXP map_problem_cpp(SEXP map, int kind) {
+// A fastfood map's numbers are checked by fastfood_map_problem_cpp().
+SEXP kitchen_glue::map_problem(SEXP map, kitchen_glue::map_kind kind) {
+  using kitchen_glue::map_kind;
   SEXP d_field = map_field(map, "d"), n_features = map_field(map, "n_features");
   if (!is_count(d_field)) return problem("{.field d} must be a whole number >= 1.");
   if (!is_count(n_features)) return problem("{.field n_features} must be a whole number >= 1.");
@@ -112,7 +111,7 @@ SEXP map_problem_cpp(SEXP map, int kind) {
     if (!ok) return problem("{.field col_names} must be NULL or " + str(d) + " column names.");
   }
 
-  if (kind == 3) {
+  if (kind == map_kind::nystrom) {
     const std::size_t m = static_cast<std::size_t>(nf);
     SEXP centers = map_field(map, "centers"), normalization = map_field(map, "normalization");
     if (!is_double_matrix(centers, m, d) || !finite_doubles(centers, m * d, false)) {
@@ -126,7 +125,7 @@ SEXP map_problem_cpp(SEXP map, int kind) {
     return R_NilValue;
   }
 
-  if (kind == 0 || kind == 1) {
+  if (kind == map_kind::rff || kind == map_kind::fastfood) {
     SEXP type = map_field(map, "type");
     if (!is_string_in(type, {"cos_sin", "cos_phase"})) {
       return problem("{.field type} must be {.val cos_sin} or {.val cos_phase}.");
@@ -135,7 +134,7 @@ SEXP map_problem_cpp(SEXP map, int kind) {
     if (cos_sin && std::fmod(nf, 2.0) != 0) {
       return problem("{.field n_features} must be even for {.val cos_sin} features.");
     }
-    if (kind == 1) return R_NilValue;
+    if (kind == map_kind::fastfood) return R_NilValue;
     const std::size_t m = static_cast<std::size_t>(cos_sin ? nf / 2 : nf);
     if (!is_double_matrix(map_field(map, "projection"), d, m)) {
       return problem("{.field projection} must be a " + str(d) + " x " + str(m) + " double matrix.");
@@ -180,4 +179,25 @@ SEXP map_problem_cpp(SEXP map, int kind) {
   }
   if (nf != total) return problem("{.field n_features} must be the number of bins in {.field n_bins}.");
   return R_NilValue;  // the keys' order: see rbin_columns_cpp
+}
+
+// validate_map()'s check of the fields and shapes, for the map class it
+// found (map_class: "kitchen_rff", "kitchen_fastfood", "kitchen_rbin" or
+// "kitchen_nystrom"), by name.
+// [[Rcpp::export(rng = false)]]
+SEXP map_problem_cpp(SEXP map, std::string map_class) {
+  using kitchen_glue::map_kind;
+  map_kind kind;
+  if (map_class == "kitchen_rff") {
+    kind = map_kind::rff;
+  } else if (map_class == "kitchen_fastfood") {
+    kind = map_kind::fastfood;
+  } else if (map_class == "kitchen_rbin") {
+    kind = map_kind::rbin;
+  } else if (map_class == "kitchen_nystrom") {
+    kind = map_kind::nystrom;
+  } else {
+    return problem("the class must be one of kitchen's map classes.");
+  }
+  return kitchen_glue::map_problem(map, kind);
 }

@@ -64,7 +64,7 @@ test_that("every function taking sparse data refuses malformed slots, naming the
 test_that("the C++ glue checks the slots itself when R's checks are bypassed", {
   for (name in names(malformed)) {
     bad <- malformed[[name]]
-    expect_type(kitchen:::rff_features_cpp(bad, rff_map$projection, rff_map$center, NULL, 0L,
+    expect_type(kitchen:::rff_features_cpp(bad, rff_map$projection, rff_map$center, NULL, "cos_sin",
                                            FALSE, 1L, 0L), "character")
     expect_type(kitchen:::rbin_columns_cpp(bad, bin_map$pitch, bin_map$shift, bin_map$center,
                                            bin_map$scale, bin_map$keys, bin_map$n_bins, 0, 1L, 0L),

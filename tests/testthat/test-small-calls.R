@@ -55,7 +55,7 @@ test_that("a map edited after a prediction is not served from the cache", {
   edited$center[1] <- edited$center[1] + 1
   # The uncached glue (ARD's) computes the offset afresh.
   fresh <- kitchen:::rff_features_cpp(kitchen:::clip_to_range(x[1:2, ], edited$clip),
-                                      edited$projection, edited$center, NULL, 0L, FALSE, 1L,
+                                      edited$projection, edited$center, NULL, "cos_sin", FALSE, 1L,
                                       kitchen:::resolve_simd())
   expect_identical(predict(edited, x[1:2, ]), fresh)
   expect_false(identical(predict(edited, x[1:2, ]), predict(map, x[1:2, ])))

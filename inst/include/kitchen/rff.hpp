@@ -73,6 +73,25 @@ inline void rff_nonlinearity(double* out, std::size_t rows, std::size_t ld_out, 
                              rff_type type, simd_level level) {
   const bool both = type == rff_type::cos_sin;
   const double scale = std::sqrt((both ? 1.0 : 2.0) / static_cast<double>(m));
+  if (rows == ld_out && level != simd_level::scalar) {
+    // Contiguous columns (all rows of a few-row result): one call over the
+    // whole range instead of one per column, whose vectors would be mostly
+    // tail for 8 to 64 rows (10 rows: 35 against 9 us). t + 0.0 gives the
+    // bits of the column path's t + shift, as below: t is never -0.0, since
+    // the SIMD products sum from +0.0.
+    const std::size_t len = (k_end - k_begin) * rows;
+    double* c = out + k_begin * ld_out;
+    for (std::size_t k = k_begin; k < k_end; ++k) {
+      double* col = out + k * ld_out;
+      for (std::size_t i = 0; i < rows; ++i) col[i] = col[i] + offset[k];
+    }
+    if (both) {
+      sincos_shift_scale(c, 0.0, scale, c, out + (k_begin + m) * ld_out, len, level);
+    } else {
+      cos_shift_scale(c, 0.0, scale, c, len, level);
+    }
+    return;
+  }
   if (rows < 8) {
     // Few rows (a single prediction): one SIMD call per column would be all
     // overhead, so gather each row's arguments instead. t + 0.0 then gives
