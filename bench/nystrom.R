@@ -4,7 +4,9 @@
 #   (speed defaults: n = 100000, M = 2048, 3 repeats, modes "transform,end_to_end";
 #   one mode alone writes nystrom-speed-MODE.md)
 #   nice -n 10 Rscript bench/nystrom.R falkon [n] [M...]          # part 4 -> nystrom-falkon.md
-#   (falkon defaults: n = 50000, M = 2000 and 4000)
+#   (falkon defaults: n = 50000, M = 2000 and 4000; one M alone writes
+#   nystrom-falkon-M<M>.md; KITCHEN_BENCH_SOLVERS=falkon skips the direct
+#   solve, for sizes where it would take hours)
 # 1. Kernel approximation: relative Frobenius error of Z Z' against the exact
 #    Gaussian kernel matrix, 800 standard normal points, d = 16, mean over 10
 #    seeds: Nystroem with 200 centers (each rule) against rff with 200
@@ -109,41 +111,54 @@ friedman <- function(n) {
 train <- friedman(n_fit)
 test <- friedman(10000)
 lambda <- 1e-4 * n_fit
+solvers <- strsplit(Sys.getenv("KITCHEN_BENCH_SOLVERS", "direct,falkon"), ",")[[1]]
 child <- '
 library(kitchen); args <- commandArgs(TRUE); b <- readRDS(args[1])
-t0 <- proc.time()[["elapsed"]]
-fit <- krr_fit(b$train$x, b$train$y, b$map, lambda = b$lambda, solver = args[2], verbose = FALSE)
-t1 <- proc.time()[["elapsed"]]
-p <- predict(fit, b$test$x)
-hwm <- as.numeric(gsub("[^0-9]", "", grep("VmHWM", readLines("/proc/self/status"), value = TRUE))) / 1024
-saveRDS(list(time = t1 - t0, hwm = hwm, pred = p, iterations = fit$solver$iterations), args[3])'
+hwm <- function() as.numeric(gsub("[^0-9]", "", grep("VmHWM", readLines("/proc/self/status"), value = TRUE))) / 1024
+if (args[2] == "map") {
+  t0 <- proc.time()[["elapsed"]]
+  map <- nystrom(b$train$x, b$m, seed = 1)
+  t1 <- proc.time()[["elapsed"]]
+  b$map <- map
+  saveRDS(b, args[1], compress = FALSE)  # 800 MB of K_CC^(-1/2) at M = 10,000
+  saveRDS(list(time = t1 - t0, hwm = hwm(), rank = map$rank), args[3])
+} else {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- krr_fit(b$train$x, b$train$y, b$map, lambda = b$lambda, solver = args[2], verbose = FALSE)
+  t1 <- proc.time()[["elapsed"]]
+  p <- predict(fit, b$test$x)
+  saveRDS(list(time = t1 - t0, hwm = hwm(), pred = p, iterations = fit$solver$iterations), args[3])
+}'
 writeLines(child, file.path(dir, "child.R"))
+run_child <- function(bundle, what) {
+  result <- file.path(dir, paste0(what, ".rds"))
+  system2("Rscript", c(file.path(dir, "child.R"), bundle, what, result))
+  readRDS(result)
+}
+none <- list(time = NA_real_, hwm = NA_real_, pred = rep(NA_real_, nrow(test$x)), iterations = NA_integer_)
 rows <- character(0)
 for (m in m_list) {
-  t0 <- proc.time()[["elapsed"]]
-  map <- nystrom(train$x, m, seed = 1)
-  map_time <- proc.time()[["elapsed"]] - t0
+  # The map in its own process too: its time and peak memory (K_CC^(-1/2)).
   bundle <- file.path(dir, "bundle.rds")
-  saveRDS(list(train = train, test = test, map = map, lambda = lambda), bundle)
+  saveRDS(list(train = train, test = test, m = m, lambda = lambda), bundle)
+  built <- run_child(bundle, "map")
   res <- lapply(c("direct", "falkon"), function(solver) {
-    result <- file.path(dir, paste0(solver, ".rds"))
-    system2("Rscript", c(file.path(dir, "child.R"), bundle, solver, result))
-    readRDS(result)
+    if (solver %in% solvers) run_child(bundle, solver) else none
   })
   rmse <- sapply(res, function(r) sqrt(mean((r$pred - test$y)^2)))
   gap <- max(abs(res[[2]]$pred - res[[1]]$pred)) / sd(res[[1]]$pred)
-  rows <- c(rows, sprintf("| %d | %.1f | %.1f | %.0f | %.4f | %.1f | %.0f | %d | %.4f | %.2e | %.2f |",
-                          m, map_time, res[[1]]$time, res[[1]]$hwm, rmse[1], res[[2]]$time,
-                          res[[2]]$hwm, res[[2]]$iterations, rmse[2], gap,
+  rows <- c(rows, sprintf("| %d | %.1f | %.0f | %d | %.1f | %.0f | %.4f | %.1f | %.0f | %d | %.4f | %.2e | %.2f |",
+                          m, built$time, built$hwm, built$rank, res[[1]]$time, res[[1]]$hwm, rmse[1],
+                          res[[2]]$time, res[[2]]$hwm, res[[2]]$iterations, rmse[2], gap,
                           res[[1]]$time / res[[2]]$time))
 }
 out <- c(out, "## FALKON against the direct solve", "",
-         sprintf("Friedman #1, n = %d training rows (d = 10), 10,000 test rows (noise sd 1: the best RMSE is 1); nystrom(x, M) with uniform centers and the median-heuristic bandwidth, standard scaling; lambda = 1e-4 n = %g; krr_fit(solver = \"direct\") and krr_fit(solver = \"falkon\") (tol = 1e-6) on the same map, each in its own Rscript process, one after the other. Fit times in seconds (the map is built once, beforehand: its time is the map column); peak RSS = VmHWM in MB (data and map included); gap = max |prediction difference| / sd(predictions).", n_fit, lambda),
+         sprintf("Friedman #1, n = %d training rows (d = 10), 10,000 test rows (noise sd 1: the best RMSE is 1); nystrom(x, M) with uniform centers and the median-heuristic bandwidth, standard scaling; lambda = 1e-4 n = %g; krr_fit(solver = \"direct\") and krr_fit(solver = \"falkon\") (tol = 1e-6) on the same map. The map, each fit and its predictions run in their own Rscript process, one after the other (solvers run: %s). Times in seconds: map = nystrom() (centers, K_CC and K_CC^(-1/2)); fit = krr_fit() alone. Peak RSS = VmHWM of each process in MB (data and map included); rank = the map's rank (eigenvalues of K_CC kept); gap = max |prediction difference| / sd(predictions).", n_fit, lambda, paste(solvers, collapse = " and ")),
          sprintf("load average at the end: %s", readLines("/proc/loadavg")), "",
-         "| M | map (s) | direct fit (s) | direct peak MB | direct test RMSE | FALKON fit (s) | FALKON peak MB | iterations | FALKON test RMSE | gap | direct / FALKON time |",
-         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", rows, "",
+         "| M | map (s) | map peak MB | rank | direct fit (s) | direct peak MB | direct test RMSE | FALKON fit (s) | FALKON peak MB | iterations | FALKON test RMSE | gap | direct / FALKON time |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", rows, "",
          sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
-write_result(out, "nystrom-falkon.md")
+write_result(out, if (length(m_list) == 1) sprintf("nystrom-falkon-M%d.md", m_list) else "nystrom-falkon.md")
 } else {
 # 3. Speed against scikit-learn, each run in its own process.
 n_speed <- if (length(args) > 1) as.integer(args[2]) else 100000L
