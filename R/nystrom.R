@@ -15,7 +15,7 @@
 #' (`map$rank`), never infinite ones. It is computed by kitchen's threaded
 #' tridiagonal reduction, LAPACK's MRRR eigensolver on the kept eigenvalues
 #' only and kitchen's SIMD products (about `3 M^3` operations on threads, and
-#' up to five `M x M` matrices at once: 4 GB at `M = 10000`); with an
+#' up to four `M x M` matrices at once: 3.2 GB at `M = 10000`); with an
 #' optimised BLAS and kitchen's SIMD kernels off, or with
 #' `options(kitchen.tridiagonal = "lapack")`, by [eigen()] on R's LAPACK.
 #' The two agree to rounding (to the conditioning of `K_CC`).
@@ -168,11 +168,12 @@ nystrom_with_bandwidth <- function(map, sigma, call = rlang::caller_env()) {
 # hands the reduction to LAPACK (an optimised BLAS without kitchen's SIMD,
 # or "lapack" set). The two agree to rounding.
 inverse_square_root <- function(k) {
-  dimnames(k) <- NULL
   if (!tridiagonal_on_lapack()) {
+    # No copy of k (800 MB at M = 10,000) unless its type needs one.
     if (!is.double(k)) storage.mode(k) <- "double"
     return(inverse_square_root_cpp(k, resolve_threads(NULL), resolve_simd()))
   }
+  dimnames(k) <- NULL
   e <- eigen(k, symmetric = TRUE)
   kept <- e$values > nrow(k) * .Machine$double.eps * max(e$values[1], 0)
   u <- e$vectors[, kept, drop = FALSE]

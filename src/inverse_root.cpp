@@ -80,10 +80,10 @@ int tridiagonal_eigenpairs(std::vector<double> d, std::vector<double> e, double 
   return found;
 }
 
-// out (n x n) = s s' for s n x r (column-major) and st = s' (r x n); st is
-// freed once packed.
-void outer_product(const double* s, std::vector<double>& st, std::size_t n, std::size_t r,
-                   kitchen::simd_level level, int n_threads, double* out) {
+// s s' (n x n) for s n x r (column-major), given st = s' (r x n); st is
+// freed before the result is allocated (on the SIMD path once packed).
+Rcpp::NumericMatrix outer_product(const double* s, std::vector<double>& st, std::size_t n,
+                                  std::size_t r, kitchen::simd_level level, int n_threads) {
   std::atomic<bool> failed(false);
   if (level != kitchen::simd_level::scalar) {
     kitchen::gemm_packed_rhs rhs(r, n, level);
@@ -93,6 +93,8 @@ void outer_product(const double* s, std::vector<double>& st, std::size_t n, std:
       rhs.pack(st.data(), begin, end);
     });
     std::vector<double>().swap(st);
+    Rcpp::NumericMatrix out(n, n);
+    double* res = out.begin();
     const double unit_cost = kitchen::gemm_block_rows * kitchen::gemm_group_strips *
                              kitchen::gram_strip_width(level) * 2.0 * r;
     kitchen_glue::parallel_for_chunks(kitchen::gemm_n_units(n, rhs), unit_cost, n_threads,
@@ -106,25 +108,30 @@ void outer_product(const double* s, std::vector<double>& st, std::size_t n, std:
       }
       for (std::size_t i = begin; i < end; ++i) {
         const kitchen::gemm_unit u = kitchen::gemm_unit_at(i, n, n, rhs, level);
-        kitchen::gemm_packed_product(s, n, r, rhs, n, u, level, lhs.data(), out, n);
+        kitchen::gemm_packed_product(s, n, r, rhs, n, u, level, lhs.data(), res, n);
       }
     });
-  } else {
-    using matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
-    const std::size_t group = 64;
-    kitchen_glue::parallel_for_chunks((n + group - 1) / group, 2.0 * n * r * group, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      try {
-        Eigen::Map<const matrix> sm(s, n, r), stm(st.data(), r, n);
-        Eigen::Map<matrix> om(out, n, n);
-        const std::size_t j0 = begin * group, j1 = std::min(n, end * group);
-        om.middleCols(j0, j1 - j0).noalias() = sm * stm.middleCols(j0, j1 - j0);
-      } catch (...) {
-        failed.store(true);
-      }
-    });
+    if (failed.load()) Rcpp::stop("Not enough memory for the product S S'.");
+    return out;
   }
-  if (failed.load()) Rcpp::stop("Not enough memory for the product U U'.");
+  std::vector<double>().swap(st);
+  Rcpp::NumericMatrix out(n, n);
+  double* res = out.begin();
+  using matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+  const std::size_t group = 64;
+  kitchen_glue::parallel_for_chunks((n + group - 1) / group, 2.0 * n * r * group, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    try {
+      Eigen::Map<const matrix> sm(s, n, r);
+      Eigen::Map<matrix> om(res, n, n);
+      const std::size_t j0 = begin * group, j1 = std::min(n, end * group);
+      om.middleCols(j0, j1 - j0).noalias() = sm * sm.middleRows(j0, j1 - j0).transpose();
+    } catch (...) {
+      failed.store(true);
+    }
+  });
+  if (failed.load()) Rcpp::stop("Not enough memory for the product S S'.");
+  return out;
 }
 
 }  // namespace
@@ -150,13 +157,21 @@ Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, int sim
   const double largest = n > 0 ? *std::max_element(d.begin(), d.end()) : 0.0;
   const double cutoff = kitchen::inverse_root_cutoff(n, largest);
 
-  Rcpp::NumericMatrix out(n, n);
   std::size_t r = 0;
   std::vector<double> w, z;
   if (largest > 0) {
     r = tridiagonal_eigenpairs(form->diagonal(), form->off_diagonal(), cutoff, 2.0 * largest, w, z);
   }
-  if (r > 0) {
+  // At most four n x n matrices are held at once (for r = n): k, the
+  // reduction's copy and the eigenvectors; then k, the eigenvectors, their
+  // transpose and its packed copy; then k, the eigenvectors, the packed copy
+  // and the result.
+  if (r == 0) {
+    return Rcpp::List::create(Rcpp::Named("matrix") = Rcpp::NumericMatrix(n, n),
+                              Rcpp::Named("rank") = 0);
+  }
+  std::vector<double> zt;
+  {
     // U = Q V, a group of columns per pass over the reflectors.
     const std::size_t groups = (r + kitchen::inverse_root_group - 1) / kitchen::inverse_root_group;
     kitchen_glue::parallel_for_chunks(groups, form->apply_cost() * kitchen::inverse_root_group,
@@ -168,7 +183,7 @@ Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, int sim
     });
     form.reset();
     z.resize(n * r);
-    std::vector<double> zt(r * n);
+    zt.resize(r * n);
     kitchen_glue::parallel_for_chunks(groups, 3.0 * n * kitchen::inverse_root_group, n_threads,
                                       [&](std::size_t begin, std::size_t end) {
       for (std::size_t g = begin; g < end; ++g) {
@@ -176,8 +191,7 @@ Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, int sim
                                     std::min(r, (g + 1) * kitchen::inverse_root_group), zt.data());
       }
     });
-    outer_product(z.data(), zt, n, r, level, n_threads, out.begin());
   }
-  return Rcpp::List::create(Rcpp::Named("matrix") = out,
+  return Rcpp::List::create(Rcpp::Named("matrix") = outer_product(z.data(), zt, n, r, level, n_threads),
                             Rcpp::Named("rank") = static_cast<int>(r));
 }
