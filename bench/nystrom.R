@@ -2,7 +2,8 @@
 #   nice -n 10 Rscript bench/nystrom.R accuracy                 # parts 1 and 2 -> nystrom.md
 #   nice -n 10 Rscript bench/nystrom.R speed [n] [M] [repeats] [modes]  # part 3 -> nystrom-speed[-modes].md
 #   (speed defaults: n = 100000, M = 2048, 3 repeats, modes "transform,end_to_end";
-#   one mode alone writes nystrom-speed-MODE.md)
+#   one mode alone writes nystrom-speed-MODE.md; KITCHEN_BENCH_LANGS=R runs
+#   kitchen alone, for sizes where scikit-learn would take hours)
 #   nice -n 10 Rscript bench/nystrom.R falkon [n] [M...]          # part 4 -> nystrom-falkon.md
 #   (falkon defaults: n = 50000, M = 2000 and 4000; one M alone writes
 #   nystrom-falkon-M<M>.md; KITCHEN_BENCH_SOLVERS=falkon skips the direct
@@ -221,10 +222,11 @@ run <- function(lang, mode) {
   line <- system2(cmd[1], cmd[-1], stdout = TRUE, env = "OMP_NUM_THREADS=2")
   as.numeric(strsplit(tail(line, 1), " ")[[1]])
 }
+langs <- strsplit(Sys.getenv("KITCHEN_BENCH_LANGS", "R,python"), ",")[[1]]
 speed <- NULL
 for (mode in modes) {
   for (rep in seq_len(repeats)) {  # interleaved, medians reported
-    for (lang in c("R", "python")) speed <- rbind(speed, data.frame(mode, rep, lang, t(run(lang, mode))))
+    for (lang in langs) speed <- rbind(speed, data.frame(mode, rep, lang, t(run(lang, mode))))
   }
 }
 names(speed)[4:6] <- c("setup", "time", "peak_mb")
@@ -235,8 +237,8 @@ get <- function(mode, lang, col) {
 }
 load <- readLines("/proc/loadavg")
 out <- c(out, "## Speed against scikit-learn", "",
-         sprintf("n = %d, d = %d, M = %d centers, gaussian kernel (sklearn rbf, same gamma), each run in its own process (kitchen: Rscript; sklearn: /usr/bin/python3), R and Python interleaved, %d runs each, medians. transform: time of the features of the n rows (after fitting the map: 'setup' = choosing centers and K_CC^(-1/2)). end to end: map + ridge fit at a fixed penalty + predictions on the n rows; peak RSS = VmHWM (data included).",
-                 n_speed, d_speed, m_speed, repeats),
+         sprintf("n = %d, d = %d, M = %d centers, gaussian kernel (sklearn rbf, same gamma), each run in its own process (kitchen: Rscript; sklearn: /usr/bin/python3), R and Python interleaved (run here: %s), %d runs each, medians. transform: time of the features of the n rows (after fitting the map: 'setup' = choosing centers and K_CC^(-1/2)). end to end: map + ridge fit at a fixed penalty + predictions on the n rows; peak RSS = VmHWM (data included).",
+                 n_speed, d_speed, m_speed, paste(langs, collapse = " and "), repeats),
          sprintf("load average at the end: %s", load), "",
          "| task | kitchen (s) | sklearn (s) | sklearn / kitchen | kitchen peak MB | sklearn peak MB | memory ratio |",
          "| --- | --- | --- | --- | --- | --- | --- |",
