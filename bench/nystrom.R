@@ -5,6 +5,7 @@
 #   one mode alone writes nystrom-speed-MODE.md; KITCHEN_BENCH_LANGS=R runs
 #   kitchen alone, for sizes where scikit-learn would take hours)
 #   nice -n 10 Rscript bench/nystrom.R falkon [n] [M...]          # part 4 -> nystrom-falkon.md
+#   nice -n 10 Rscript bench/nystrom.R root [M...]                # part 5 -> nystrom-root.md
 #   (falkon defaults: n = 50000, M = 2000 and 4000; one M alone writes
 #   nystrom-falkon-M<M>.md; KITCHEN_BENCH_SOLVERS=falkon skips the direct
 #   solve, for sizes where it would take hours)
@@ -94,6 +95,42 @@ out <- c(out, "## Friedman #1", "",
 out <- c(out, sprintf("load average at the end: %s", readLines("/proc/loadavg")),
          sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
 write_result(out, "nystrom.md")
+} else if (part == "root") {
+# 5. K_CC^(-1/2) for a map with M centers (Friedman #1 inputs, d = 10,
+#    median-heuristic bandwidth, uniform centers): kitchen's path (tridiagonal
+#    reduction, MRRR, SIMD product) against R's eigen() (option
+#    kitchen.tridiagonal = "lapack"), alternating, one run each, in this
+#    process; and how far apart the two are.
+m_list <- if (length(args) > 1) as.integer(args[-1]) else c(1000L, 2048L)
+set.seed(17)
+x <- matrix(runif(max(m_list) * 10), max(m_list), 10)
+rows <- character(0)
+for (m in m_list) {
+  map <- nystrom(x[seq_len(m), ], m, seed = 1)
+  k_cc <- kernel_matrix(map$centers, kernel = map$kernel)
+  timed <- function(option) {
+    old <- options(kitchen.tridiagonal = option)
+    on.exit(options(old))
+    gc()
+    t0 <- proc.time()
+    root <- kitchen:::inverse_square_root(k_cc)
+    t1 <- proc.time()
+    list(root = root, wall = (t1 - t0)[["elapsed"]], cpu = sum((t1 - t0)[c(1, 2)]))
+  }
+  own <- timed("auto")
+  ref <- timed("lapack")
+  k_test <- kernel_matrix(x[sample(nrow(x), min(nrow(x), 500)), ], map$centers, kernel = map$kernel)
+  gap <- max(abs(tcrossprod(k_test %*% own$root$matrix) - tcrossprod(k_test %*% ref$root$matrix)))
+  rows <- c(rows, sprintf("| %d | %d | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.1e |", m, own$root$rank,
+                          ref$root$rank, own$wall, own$cpu, ref$wall, ref$cpu, ref$wall / own$wall, gap))
+}
+out <- c(out, "## K_CC^(-1/2): kitchen against eigen()", "",
+         "K_CC of M uniform centers of Friedman #1 inputs (d = 10, standard scaling, median-heuristic bandwidth); kitchen: tridiagonal reduction on threads, LAPACK dstemr on the kept eigenpairs, SIMD product (src/inverse_root.cpp); eigen(): R's eigen(symmetric = TRUE) (LAPACK dsyevr on R's BLAS) and tcrossprod, the path before. One run each, kitchen first, same process. Seconds: wall and CPU (user + system, all threads). gap = max |Z Z' difference| on 500 rows (kernel values at most 1).",
+         sprintf("load average at the end: %s", readLines("/proc/loadavg")), "",
+         "| M | rank (kitchen) | rank (eigen) | kitchen wall | kitchen CPU | eigen() wall | eigen() CPU | eigen / kitchen wall | gap |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |", rows, "",
+         sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
+write_result(out, "nystrom-root.md")
 } else if (part == "falkon") {
 # 4. FALKON against the direct solve: krr_fit(solver = "falkon") and the
 #    default solver on the same Nystroem map and lambda, each in its own
