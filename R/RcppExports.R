@@ -97,6 +97,10 @@ gram_center_cpp <- function(gram, zbar, n, n_threads) {
     .Call(`_kitchen_gram_center_cpp`, gram, zbar, n, n_threads)
 }
 
+inverse_square_root_cpp <- function(k, n_threads, simd) {
+    .Call(`_kitchen_inverse_square_root_cpp`, k, n_threads, simd)
+}
+
 kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }

@@ -232,7 +232,11 @@
 #'   with a warning. GCV, CV, bandwidth candidates, the logistic loss and
 #'   chunked data need `"direct"`. Not chosen automatically: the two differ
 #'   by the solver's tolerance, and which is faster depends on `n`, `M`, `d`
-#'   and the BLAS (see `bench/results/nystrom-falkon.md`).
+#'   and the BLAS (see `bench/results/nystrom-falkon.md` and
+#'   `nystrom-falkon-M10000.md`). Memory: besides the data, two `M x M`
+#'   matrices, the map's `K_CC^(-1/2)` and the preconditioner's factor
+#'   (1.6 GB at `M = 10000`, 6.4 GB at 20,000, 40 GB at 50,000); building
+#'   the map needs up to four (see [nystrom()]).
 #' @param tol,max_iter Relative residual at which conjugate gradients stop,
 #'   and their iteration cap, for [rbin()] maps (in memory or chunked) and
 #'   `solver = "falkon"`; with `loss = "logistic"`,

@@ -1,6 +1,7 @@
 # The option `kitchen.tridiagonal` ("auto", "kitchen" or "lapack"): which
 # code reduces the centred Z'Z to tridiagonal form for lambda = "gcv" and
-# "cv" (ridge_path.cpp). "kitchen" is kitchen's blocked reduction
+# "cv" (ridge_path.cpp), and nystrom()'s K_CC^(-1/2) (inverse_root.cpp;
+# "lapack" there means R's eigen()). "kitchen" is kitchen's blocked reduction
 # (tridiagonal.hpp: threads, AVX-512 / AVX2 kernels), "lapack" R's LAPACK
 # dsytrd on R's BLAS. With "auto", kitchen's, except when SIMD is
 # unavailable or switched off and R's BLAS is an optimised one: with

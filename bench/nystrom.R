@@ -2,9 +2,13 @@
 #   nice -n 10 Rscript bench/nystrom.R accuracy                 # parts 1 and 2 -> nystrom.md
 #   nice -n 10 Rscript bench/nystrom.R speed [n] [M] [repeats] [modes]  # part 3 -> nystrom-speed[-modes].md
 #   (speed defaults: n = 100000, M = 2048, 3 repeats, modes "transform,end_to_end";
-#   one mode alone writes nystrom-speed-MODE.md)
+#   one mode alone writes nystrom-speed-MODE.md; KITCHEN_BENCH_LANGS=R runs
+#   kitchen alone, for sizes where scikit-learn would take hours)
 #   nice -n 10 Rscript bench/nystrom.R falkon [n] [M...]          # part 4 -> nystrom-falkon.md
-#   (falkon defaults: n = 50000, M = 2000 and 4000)
+#   nice -n 10 Rscript bench/nystrom.R root [M...]                # part 5 -> nystrom-root.md
+#   (falkon defaults: n = 50000, M = 2000 and 4000; one M alone writes
+#   nystrom-falkon-M<M>.md; KITCHEN_BENCH_SOLVERS=falkon skips the direct
+#   solve, for sizes where it would take hours)
 # 1. Kernel approximation: relative Frobenius error of Z Z' against the exact
 #    Gaussian kernel matrix, 800 standard normal points, d = 16, mean over 10
 #    seeds: Nystroem with 200 centers (each rule) against rff with 200
@@ -91,6 +95,42 @@ out <- c(out, "## Friedman #1", "",
 out <- c(out, sprintf("load average at the end: %s", readLines("/proc/loadavg")),
          sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
 write_result(out, "nystrom.md")
+} else if (part == "root") {
+# 5. K_CC^(-1/2) for a map with M centers (Friedman #1 inputs, d = 10,
+#    median-heuristic bandwidth, uniform centers): kitchen's path (tridiagonal
+#    reduction, MRRR, SIMD product) against R's eigen() (option
+#    kitchen.tridiagonal = "lapack"), alternating, one run each, in this
+#    process; and how far apart the two are.
+m_list <- if (length(args) > 1) as.integer(args[-1]) else c(1000L, 2048L)
+set.seed(17)
+x <- matrix(runif(max(m_list) * 10), max(m_list), 10)
+rows <- character(0)
+for (m in m_list) {
+  map <- nystrom(x[seq_len(m), ], m, seed = 1)
+  k_cc <- kernel_matrix(map$centers, kernel = map$kernel)
+  timed <- function(option) {
+    old <- options(kitchen.tridiagonal = option)
+    on.exit(options(old))
+    gc()
+    t0 <- proc.time()
+    root <- kitchen:::inverse_square_root(k_cc)
+    t1 <- proc.time()
+    list(root = root, wall = (t1 - t0)[["elapsed"]], cpu = sum((t1 - t0)[c(1, 2)]))
+  }
+  own <- timed("auto")
+  ref <- timed("lapack")
+  k_test <- kernel_matrix(x[sample(nrow(x), min(nrow(x), 500)), ], map$centers, kernel = map$kernel)
+  gap <- max(abs(tcrossprod(k_test %*% own$root$matrix) - tcrossprod(k_test %*% ref$root$matrix)))
+  rows <- c(rows, sprintf("| %d | %d | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %.1e |", m, own$root$rank,
+                          ref$root$rank, own$wall, own$cpu, ref$wall, ref$cpu, ref$wall / own$wall, gap))
+}
+out <- c(out, "## K_CC^(-1/2): kitchen against eigen()", "",
+         "K_CC of M uniform centers of Friedman #1 inputs (d = 10, standard scaling, median-heuristic bandwidth); kitchen: tridiagonal reduction on threads, LAPACK dstemr on the kept eigenpairs, SIMD product (src/inverse_root.cpp); eigen(): R's eigen(symmetric = TRUE) (LAPACK dsyevr on R's BLAS) and tcrossprod, the path before. One run each, kitchen first, same process. Seconds: wall and CPU (user + system, all threads). gap = max |Z Z' difference| on 500 rows (kernel values at most 1).",
+         sprintf("load average at the end: %s", readLines("/proc/loadavg")), "",
+         "| M | rank (kitchen) | rank (eigen) | kitchen wall | kitchen CPU | eigen() wall | eigen() CPU | eigen / kitchen wall | gap |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |", rows, "",
+         sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
+write_result(out, "nystrom-root.md")
 } else if (part == "falkon") {
 # 4. FALKON against the direct solve: krr_fit(solver = "falkon") and the
 #    default solver on the same Nystroem map and lambda, each in its own
@@ -109,41 +149,54 @@ friedman <- function(n) {
 train <- friedman(n_fit)
 test <- friedman(10000)
 lambda <- 1e-4 * n_fit
+solvers <- strsplit(Sys.getenv("KITCHEN_BENCH_SOLVERS", "direct,falkon"), ",")[[1]]
 child <- '
 library(kitchen); args <- commandArgs(TRUE); b <- readRDS(args[1])
-t0 <- proc.time()[["elapsed"]]
-fit <- krr_fit(b$train$x, b$train$y, b$map, lambda = b$lambda, solver = args[2], verbose = FALSE)
-t1 <- proc.time()[["elapsed"]]
-p <- predict(fit, b$test$x)
-hwm <- as.numeric(gsub("[^0-9]", "", grep("VmHWM", readLines("/proc/self/status"), value = TRUE))) / 1024
-saveRDS(list(time = t1 - t0, hwm = hwm, pred = p, iterations = fit$solver$iterations), args[3])'
+hwm <- function() as.numeric(gsub("[^0-9]", "", grep("VmHWM", readLines("/proc/self/status"), value = TRUE))) / 1024
+if (args[2] == "map") {
+  t0 <- proc.time()[["elapsed"]]
+  map <- nystrom(b$train$x, b$m, seed = 1)
+  t1 <- proc.time()[["elapsed"]]
+  b$map <- map
+  saveRDS(b, args[1], compress = FALSE)  # 800 MB of K_CC^(-1/2) at M = 10,000
+  saveRDS(list(time = t1 - t0, hwm = hwm(), rank = map$rank), args[3])
+} else {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- krr_fit(b$train$x, b$train$y, b$map, lambda = b$lambda, solver = args[2], verbose = FALSE)
+  t1 <- proc.time()[["elapsed"]]
+  p <- predict(fit, b$test$x)
+  saveRDS(list(time = t1 - t0, hwm = hwm(), pred = p, iterations = fit$solver$iterations), args[3])
+}'
 writeLines(child, file.path(dir, "child.R"))
+run_child <- function(bundle, what) {
+  result <- file.path(dir, paste0(what, ".rds"))
+  system2("Rscript", c(file.path(dir, "child.R"), bundle, what, result))
+  readRDS(result)
+}
+none <- list(time = NA_real_, hwm = NA_real_, pred = rep(NA_real_, nrow(test$x)), iterations = NA_integer_)
 rows <- character(0)
 for (m in m_list) {
-  t0 <- proc.time()[["elapsed"]]
-  map <- nystrom(train$x, m, seed = 1)
-  map_time <- proc.time()[["elapsed"]] - t0
+  # The map in its own process too: its time and peak memory (K_CC^(-1/2)).
   bundle <- file.path(dir, "bundle.rds")
-  saveRDS(list(train = train, test = test, map = map, lambda = lambda), bundle)
+  saveRDS(list(train = train, test = test, m = m, lambda = lambda), bundle)
+  built <- run_child(bundle, "map")
   res <- lapply(c("direct", "falkon"), function(solver) {
-    result <- file.path(dir, paste0(solver, ".rds"))
-    system2("Rscript", c(file.path(dir, "child.R"), bundle, solver, result))
-    readRDS(result)
+    if (solver %in% solvers) run_child(bundle, solver) else none
   })
   rmse <- sapply(res, function(r) sqrt(mean((r$pred - test$y)^2)))
   gap <- max(abs(res[[2]]$pred - res[[1]]$pred)) / sd(res[[1]]$pred)
-  rows <- c(rows, sprintf("| %d | %.1f | %.1f | %.0f | %.4f | %.1f | %.0f | %d | %.4f | %.2e | %.2f |",
-                          m, map_time, res[[1]]$time, res[[1]]$hwm, rmse[1], res[[2]]$time,
-                          res[[2]]$hwm, res[[2]]$iterations, rmse[2], gap,
+  rows <- c(rows, sprintf("| %d | %.1f | %.0f | %d | %.1f | %.0f | %.4f | %.1f | %.0f | %d | %.4f | %.2e | %.2f |",
+                          m, built$time, built$hwm, built$rank, res[[1]]$time, res[[1]]$hwm, rmse[1],
+                          res[[2]]$time, res[[2]]$hwm, res[[2]]$iterations, rmse[2], gap,
                           res[[1]]$time / res[[2]]$time))
 }
 out <- c(out, "## FALKON against the direct solve", "",
-         sprintf("Friedman #1, n = %d training rows (d = 10), 10,000 test rows (noise sd 1: the best RMSE is 1); nystrom(x, M) with uniform centers and the median-heuristic bandwidth, standard scaling; lambda = 1e-4 n = %g; krr_fit(solver = \"direct\") and krr_fit(solver = \"falkon\") (tol = 1e-6) on the same map, each in its own Rscript process, one after the other. Fit times in seconds (the map is built once, beforehand: its time is the map column); peak RSS = VmHWM in MB (data and map included); gap = max |prediction difference| / sd(predictions).", n_fit, lambda),
+         sprintf("Friedman #1, n = %d training rows (d = 10), 10,000 test rows (noise sd 1: the best RMSE is 1); nystrom(x, M) with uniform centers and the median-heuristic bandwidth, standard scaling; lambda = 1e-4 n = %g; krr_fit(solver = \"direct\") and krr_fit(solver = \"falkon\") (tol = 1e-6) on the same map. The map, each fit and its predictions run in their own Rscript process, one after the other (solvers run: %s). Times in seconds: map = nystrom() (centers, K_CC and K_CC^(-1/2)); fit = krr_fit() alone. Peak RSS = VmHWM of each process in MB (data and map included); rank = the map's rank (eigenvalues of K_CC kept); gap = max |prediction difference| / sd(predictions).", n_fit, lambda, paste(solvers, collapse = " and ")),
          sprintf("load average at the end: %s", readLines("/proc/loadavg")), "",
-         "| M | map (s) | direct fit (s) | direct peak MB | direct test RMSE | FALKON fit (s) | FALKON peak MB | iterations | FALKON test RMSE | gap | direct / FALKON time |",
-         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", rows, "",
+         "| M | map (s) | map peak MB | rank | direct fit (s) | direct peak MB | direct test RMSE | FALKON fit (s) | FALKON peak MB | iterations | FALKON test RMSE | gap | direct / FALKON time |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", rows, "",
          sprintf("Whole script: %.0f s.", proc.time()[["elapsed"]] - started))
-write_result(out, "nystrom-falkon.md")
+write_result(out, if (length(m_list) == 1) sprintf("nystrom-falkon-M%d.md", m_list) else "nystrom-falkon.md")
 } else {
 # 3. Speed against scikit-learn, each run in its own process.
 n_speed <- if (length(args) > 1) as.integer(args[2]) else 100000L
@@ -206,10 +259,11 @@ run <- function(lang, mode) {
   line <- system2(cmd[1], cmd[-1], stdout = TRUE, env = "OMP_NUM_THREADS=2")
   as.numeric(strsplit(tail(line, 1), " ")[[1]])
 }
+langs <- strsplit(Sys.getenv("KITCHEN_BENCH_LANGS", "R,python"), ",")[[1]]
 speed <- NULL
 for (mode in modes) {
   for (rep in seq_len(repeats)) {  # interleaved, medians reported
-    for (lang in c("R", "python")) speed <- rbind(speed, data.frame(mode, rep, lang, t(run(lang, mode))))
+    for (lang in langs) speed <- rbind(speed, data.frame(mode, rep, lang, t(run(lang, mode))))
   }
 }
 names(speed)[4:6] <- c("setup", "time", "peak_mb")
@@ -220,8 +274,8 @@ get <- function(mode, lang, col) {
 }
 load <- readLines("/proc/loadavg")
 out <- c(out, "## Speed against scikit-learn", "",
-         sprintf("n = %d, d = %d, M = %d centers, gaussian kernel (sklearn rbf, same gamma), each run in its own process (kitchen: Rscript; sklearn: /usr/bin/python3), R and Python interleaved, %d runs each, medians. transform: time of the features of the n rows (after fitting the map: 'setup' = choosing centers and K_CC^(-1/2)). end to end: map + ridge fit at a fixed penalty + predictions on the n rows; peak RSS = VmHWM (data included).",
-                 n_speed, d_speed, m_speed, repeats),
+         sprintf("n = %d, d = %d, M = %d centers, gaussian kernel (sklearn rbf, same gamma), each run in its own process (kitchen: Rscript; sklearn: /usr/bin/python3), R and Python interleaved (run here: %s), %d runs each, medians. transform: time of the features of the n rows (after fitting the map: 'setup' = choosing centers and K_CC^(-1/2)). end to end: map + ridge fit at a fixed penalty + predictions on the n rows; peak RSS = VmHWM (data included).",
+                 n_speed, d_speed, m_speed, paste(langs, collapse = " and "), repeats),
          sprintf("load average at the end: %s", load), "",
          "| task | kitchen (s) | sklearn (s) | sklearn / kitchen | kitchen peak MB | sklearn peak MB | memory ratio |",
          "| --- | --- | --- | --- | --- | --- | --- |",

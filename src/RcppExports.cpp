@@ -325,6 +325,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// inverse_square_root_cpp
+Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, int simd);
+RcppExport SEXP _kitchen_inverse_square_root_cpp(SEXP kSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type k(kSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(inverse_square_root_cpp(k, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // kernel_matrix_cpp
 SEXP kernel_matrix_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool row_major, std::string kind, double sigma, int n_threads);
 RcppExport SEXP _kitchen_kernel_matrix_cpp(SEXP xSEXP, SEXP ySEXP, SEXP row_majorSEXP, SEXP kindSEXP, SEXP sigmaSEXP, SEXP n_threadsSEXP) {
@@ -701,6 +713,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 2},
     {"_kitchen_gram_symmetrize_in_place_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_in_place_cpp, 2},
     {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
+    {"_kitchen_inverse_square_root_cpp", (DL_FUNC) &_kitchen_inverse_square_root_cpp, 3},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 6},
     {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
