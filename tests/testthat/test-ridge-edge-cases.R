@@ -66,3 +66,19 @@ test_that("huge thread counts are capped, not turned into NA", {
   expect_equal(fwht(c(1, 2), n_threads = 1e10), c(3, -1))
   expect_equal(predict(map, x[1:2, ], n_threads = 1e10), predict(map, x[1:2, ], n_threads = 1))
 })
+
+test_that("rbin fits name a lambda too small for more bins than rows, instead of CG's NaN", {
+  wide <- rbin(x, 100, seed = 1, n_threads = 1)  # far more bin columns than 30 rows
+  expect_gt(wide$n_features, 30)
+  expect_error(krr_fit(x, y, wide, lambda = 1e-300, n_threads = 1),
+               class = "kitchen_error_argument", regexp = "`lambda` \\(1e-300\\) is too small")
+  expect_error(krr_fit(x, y, wide, lambda = c(1e-300, 1e-299), n_threads = 1, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "No `lambda` candidate")
+  # a candidate that works is chosen over the one that breaks down
+  fit <- krr_fit(x, y, wide, lambda = c(1e-300, 1), n_threads = 1, verbose = FALSE)
+  expect_equal(fit$lambda, 1)
+  err <- tryCatch(krr_fit(chunked(list(list(x = x, y = y))), wide, lambda = 1e-300, n_threads = 1),
+                  error = function(e) e)
+  expect_s3_class(err, "kitchen_error_argument")
+  expect_match(conditionMessage(err), "lambda")
+})
