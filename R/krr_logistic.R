@@ -35,7 +35,7 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
   # chosen lambda: close to the full-data solution, so few passes remain.
   fit <- logistic_bound(stats, function(state) source$gradient(state), n_features,
                         length(levels), lambda, if (cv) start, tol, max_iter,
-                        source$solver(NULL))
+                        source$solver(NULL), source$n_threads)
   if (is.null(fit)) abort_small_lambda(lambda, call)
   if (!fit$converged) {
     cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
@@ -91,17 +91,24 @@ logistic_intercept_only <- function(source, stats, n_features, levels, lambda, c
 # in memory: memory_logistic_source()): solve(factor, zbar, curvature,
 # free, lambda, state, tol, max_iter, n), with the result of this function.
 logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, max_iter,
-                           solve = NULL) {
+                           solve = NULL, n_threads = 1L, blocked_from = 1025L) {
   free <- if (k == 2) 2L else seq_len(k)
   curvature <- if (k == 2) 1 / 4 else 1 / 2
   n <- stats$n
   zbar <- stats$zsum / n
   # The centred Z'WZ: given by CV for each fold (fold_training_statistics()).
-  bound <- curvature * (stats$centred %||% (stats$gram - n * tcrossprod(zbar)))
-  diag(bound) <- diag(bound) + 2 * lambda
-  # NULL for a lambda too small to make the bound positive definite to
-  # double precision (rounding in Z'WZ, with more features than rows).
-  factor <- tryCatch(chol(bound), error = function(e) NULL)
+  # The factor is NULL for a lambda too small to make the bound positive
+  # definite to double precision (rounding in Z'WZ, with more features than
+  # rows). From `blocked_from` features on, made and factored in C++ by
+  # blocks between interrupt checks (as ridge_solve() does).
+  factor <- if (n_features >= blocked_from) {
+    logistic_bound_factor_cpp(stats$centred %||% stats$gram, !is.null(stats$centred), zbar, n,
+                              curvature, lambda, n_threads)
+  } else {
+    bound <- curvature * (stats$centred %||% (stats$gram - n * tcrossprod(zbar)))
+    diag(bound) <- diag(bound) + 2 * lambda
+    tryCatch(chol(bound), error = function(e) NULL)
+  }
   if (is.null(factor)) return(NULL)
   state <- start %||% logistic_start(stats, n_features, k)
   if (!is.null(solve)) {
@@ -229,6 +236,7 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
     parts[[key]]
   }
   list(
+    n_threads = n_threads,
     statistics = function(by_fold) {
       krr_statistics(map, x, coded, block_size, n_threads, FALSE, if (by_fold) folds, weights)
     },
@@ -288,7 +296,7 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
       fit <- logistic_bound(fold_training_statistics(stats, k),
                             function(state) source$gradient(state, train), n_features,
                             length(levels), lambdas[l], starts[[k]], max(tol, 1e-6), 200,
-                            source$solver(train))
+                            source$solver(train), source$n_threads)
       if (is.null(fit)) {
         loss <- NA_real_  # too small a lambda; the smaller ones that follow too
         break

@@ -25,6 +25,7 @@ chunked_logistic_fit <- function(data, map, sigmas, lambda, n_folds, tol, max_it
 chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verbose, call,
                                     first_pass, seen) {
   list(
+    n_threads = engine$n_threads %||% 1L,
     statistics = function(by_fold) {
       stats <- chunked_statistics(data, map, if (by_fold) n_folds, block_size, engine, verbose,
                                   call = call, first_pass = first_pass)
