@@ -31,7 +31,7 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
     if (!nrow(path)) abort_no_lambda(if (is.numeric(lambda)) lambda else attr(path, "tried"), call)
     lambda <- path$lambda[which.min(path$cv)]
     start <- attr(path, "start")
-    attr(path, "start") <- NULL
+    attr(path, "start") <- attr(path, "tried") <- NULL
   }
 
   system <- binned_system(ops, weights, value)

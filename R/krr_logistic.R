@@ -29,7 +29,7 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
     best <- which.min(path$cv)
     lambda <- path$lambda[best]
     start <- attr(path, "starts")[[best]]
-    attr(path, "starts") <- NULL
+    attr(path, "starts") <- attr(path, "tried") <- NULL
   }
   # Warm-started, after CV, from the mean of the fold solutions at the
   # chosen lambda: close to the full-data solution, so few passes remain.
