@@ -113,6 +113,10 @@ logistic_bound_cpp <- function(features, rows, labels, weights, factor, zbar, cu
     .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, factor, zbar, curvature, free, total_weight, lambda, coefficients, intercept, tol, max_iter)
 }
 
+logistic_bound_factor_cpp <- function(gram, centred, zbar, n, curvature, lambda, n_threads) {
+    .Call(`_kitchen_logistic_bound_factor_cpp`, gram, centred, zbar, n, curvature, lambda, n_threads)
+}
+
 nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kind, n_threads, simd) {
     .Call(`_kitchen_nystrom_features_cpp`, x, center, divisor, centers, normalization, kind, n_threads, simd)
 }

@@ -28,13 +28,17 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   if (!is.null(folds)) {
     path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose,
                            weights, top = top)
+    if (!nrow(path)) abort_no_lambda(if (is.numeric(lambda)) lambda else attr(path, "tried"), call)
     lambda <- path$lambda[best_candidate(path$cv)]
     start <- attr(path, "start")
-    attr(path, "start") <- NULL
+    attr(path, "start") <- attr(path, "tried") <- NULL
   }
 
   system <- binned_system(ops, weights, value)
   solved <- binned_solve(system, y, lambda, start, tol, max_iter)
+  # A lambda below the rounding of Zc'Zc (more bins than rows) leaves the
+  # system singular: CG divides by ~0 and returns NaN.
+  if (!all(is.finite(solved$residual))) abort_small_lambda(lambda, call)
   w <- solved$coefficients
   colnames(w) <- colnames(y)
   fitted <- binned_fitted(ops, system, y, w)
@@ -98,6 +102,10 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
     for (f in seq_along(use_folds)) {
       solved <- binned_solve(systems[[f]], y, lambdas[l], starts[[f]], cv_tol,
                              min(max_iter, cv_iter))
+      if (!all(is.finite(solved$residual))) {
+        sse <- NA_real_  # lambda too small: CG broke down; smaller ones would too
+        break
+      }
       starts[[f]] <- solved$coefficients
       held_out <- folds == use_folds[f]
       fitted <- binned_fitted(ops, systems[[f]], y, solved$coefficients)
@@ -105,6 +113,7 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
     }
     cv[l] <- sse / scored
     if (verbose) cli::cli_progress_update(id = bar)
+    if (is.na(cv[l])) break
     best <- best_candidate(cv)
     if (best == l) best_start <- Reduce(`+`, starts) / length(starts)
     # Candidates that do not improve on the best by a relative `gain` count
@@ -113,8 +122,9 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
     if (l - max(improved) >= patience) break
   }
   reached <- !is.na(cv)
-  structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached]),
-            start = best_start)
+  structure(data.frame(lambda = lambdas[reached], df = rep(NA_real_, sum(reached)),
+                       gcv = rep(NA_real_, sum(reached)), cv = cv[reached]),
+            start = best_start, tried = lambdas)
 }
 
 # Candidates for lambda: the mean eigenvalue of Z'Z is n / n_features

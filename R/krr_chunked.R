@@ -114,12 +114,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
     })
   })
   if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
-  if (is.null(first_pass$n_read)) first_pass$n_read <- n_read
-  if (n_read != first_pass$n_read) {
-    abort_arg(c("{.arg x} gave {n_read} chunk{?s} on this pass over the data, {first_pass$n_read} on the first.",
-                i = "A source must give the same chunks on every pass (one pass per {.arg sigma} candidate)."),
-              call = call)
-  }
+  check_chunk_count(first_pass, n_read, call)
   if (!is.null(n_folds) && n_read < n_folds) {
     abort_arg("{.code lambda = \"cv\"} assigns whole chunks to folds: {.arg n_folds} ({n_folds}) must not exceed the number of chunks ({n_read}).",
               call = call)
@@ -149,8 +144,19 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
   acc <- accumulate_rows(acc, map, x, coded$y, NULL, block_size, resolve_threads(n_threads),
                          weights = weights)
   list(stats = acc$total, response = coded$state, col_names = names,
-       fingerprint = c(rows = nrow(x), x = sum(x), y = sum(coded$y),
-                       weights = if (!is.null(weights)) sum(weights)))
+       fingerprint = chunk_fingerprint(x, coded, weights))
+}
+
+# What a chunk must hold again on a later pass: its row count and sums
+# weighted by row position (rows or labels in another order count as other
+# data), y's class indicators also by the rank of their label (they sum to
+# 1 in every row; their columns come in the order labels were first seen).
+chunk_fingerprint <- function(x, coded, weights) {
+  position <- as.double(seq_len(nrow(x)))
+  labels <- coded$state$seen
+  column <- if (is.null(labels)) seq_len(ncol(coded$y)) else rank(labels)
+  c(rows = nrow(x), x = sum(position %*% x), y = sum((position %*% coded$y) * column),
+    weights = if (!is.null(weights)) sum(position * weights))
 }
 
 # A chunk's rows and sums must be those it had on the first pass.
@@ -161,9 +167,21 @@ check_same_chunk <- function(first_pass, i, fingerprint) {
     assign(key, fingerprint, envir = first_pass)
   } else if (!identical(known, fingerprint)) {
     abort_arg(c("It differs from what it held on the first pass over the data (row count or sums).",
-                i = "A source must give the same chunks on every pass (one pass per {.arg sigma} candidate)."))
+                i = same_chunks_hint))
   }
 }
+
+# So must the number of chunks.
+check_chunk_count <- function(first_pass, n_read, call) {
+  if (is.null(first_pass$n_read)) first_pass$n_read <- n_read
+  if (n_read != first_pass$n_read) {
+    abort_arg(c("{.arg x} gave {n_read} chunk{?s} on this pass over the data, {first_pass$n_read} on the first.",
+                i = same_chunks_hint), call = call)
+  }
+}
+
+same_chunks_hint <- paste("A source must give the same chunks on every pass (one pass per",
+                          "{.arg sigma} candidate; a logistic fit, one per iteration).")
 
 # TRUE when a chunk has chunk 1's columns in another order (an error when
 # they are other columns); never for maps with names, which order them.

@@ -13,23 +13,30 @@
 
 # The fit as krr_solve() returns it (coefficients D x K, intercepts, lambda,
 # path), with the solver's report.
-logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max_iter, verbose) {
+logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max_iter, verbose,
+                           call = rlang::caller_env()) {
   cv <- !is.numeric(lambda) || length(lambda) > 1
   stats <- source$statistics(cv)
   levels <- levels %||% stats$chunks$response$levels  # chunked data: known after a pass
+  diagonal <- diag(stats$gram)
+  if (features_constant(diagonal - stats$zsum^2 / stats$n, diagonal)) {
+    return(logistic_intercept_only(source, stats, n_features, levels, lambda, cv))
+  }
   path <- NULL
   if (cv) {
     path <- logistic_cv_path(source, stats, n_features, levels, lambda, n_folds, tol, verbose)
+    if (!nrow(path)) abort_no_lambda(attr(path, "tried"), call)
     best <- best_candidate(path$cv)
     lambda <- path$lambda[best]
     start <- attr(path, "starts")[[best]]
-    attr(path, "starts") <- NULL
+    attr(path, "starts") <- attr(path, "tried") <- NULL
   }
   # Warm-started, after CV, from the mean of the fold solutions at the
   # chosen lambda: close to the full-data solution, so few passes remain.
   fit <- logistic_bound(stats, function(state) source$gradient(state), n_features,
                         length(levels), lambda, if (cv) start, tol, max_iter,
-                        source$solver(NULL))
+                        source$solver(NULL), source$n_threads)
+  if (is.null(fit)) abort_small_lambda(lambda, call)
   if (!fit$converged) {
     cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
                     i = "Relative change of the objective {format(fit$change, digits = 3)}; raise {.arg max_iter} or {.arg lambda}."))
@@ -41,6 +48,34 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
        logistic = list(passes = fit$passes, converged = fit$converged, change = fit$change,
                        log_loss = fit$log_loss / stats$n,
                        accuracy = fit$correct / stats$n))
+}
+
+# Features that do not vary (constant x, or one row): no coefficient can
+# lower the log-loss, so the fit is the class shares (logistic_start()) for
+# every lambda, and CV scores predicting each fold by the others' shares.
+logistic_intercept_only <- function(source, stats, n_features, levels, lambda, cv) {
+  k <- length(levels)
+  state <- logistic_start(stats, n_features, k)
+  pass <- source$gradient(state)
+  lambdas <- if (is.character(lambda)) logistic_lambdas(stats) else sort(lambda, decreasing = TRUE)
+  path <- data.frame(lambda = lambdas, df = 0, gcv = NA_real_)
+  if (cv) {
+    loss <- correct <- 0
+    for (f in seq_along(stats$folds)) {
+      train <- sum_statistics(stats, stats$folds[[f]], sign = -1, gram = FALSE)
+      held_out <- source$gradient(logistic_start(train, n_features, k), list(fold = f, side = "test"))
+      loss <- loss + held_out$log_loss
+      correct <- correct + held_out$correct
+    }
+    path$cv <- loss / stats$n
+    path$cv_accuracy <- correct / stats$n
+  }
+  coefficients <- state$coefficients
+  colnames(coefficients) <- names(state$intercept) <- levels
+  list(coefficients = coefficients, intercept = state$intercept, lambda = lambdas[[1]],
+       path = path, total_weight = stats$n, training_rmse = rep(NA_real_, k),
+       logistic = list(passes = 1L, converged = TRUE, change = 0,
+                       log_loss = pass$log_loss / stats$n, accuracy = pass$correct / stats$n))
 }
 
 # Bound optimisation (Boehning 1992): the Hessian of the log-loss is at most
@@ -56,15 +91,25 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
 # in memory: memory_logistic_source()): solve(factor, zbar, curvature,
 # free, lambda, state, tol, max_iter, n), with the result of this function.
 logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, max_iter,
-                           solve = NULL) {
+                           solve = NULL, n_threads = 1L, blocked_from = 1025L) {
   free <- if (k == 2) 2L else seq_len(k)
   curvature <- if (k == 2) 1 / 4 else 1 / 2
   n <- stats$n
   zbar <- stats$zsum / n
   # The centred Z'WZ: given by CV for each fold (fold_training_statistics()).
-  bound <- curvature * (stats$centred %||% (stats$gram - n * tcrossprod(zbar)))
-  diag(bound) <- diag(bound) + 2 * lambda
-  factor <- chol(bound)
+  # The factor is NULL for a lambda too small to make the bound positive
+  # definite to double precision (rounding in Z'WZ, with more features than
+  # rows). From `blocked_from` features on, made and factored in C++ by
+  # blocks between interrupt checks (as ridge_solve() does).
+  factor <- if (n_features >= blocked_from) {
+    logistic_bound_factor_cpp(stats$centred %||% stats$gram, !is.null(stats$centred), zbar, n,
+                              curvature, lambda, n_threads)
+  } else {
+    bound <- curvature * (stats$centred %||% (stats$gram - n * tcrossprod(zbar)))
+    diag(bound) <- diag(bound) + 2 * lambda
+    tryCatch(chol(bound), error = function(e) NULL)
+  }
+  if (is.null(factor)) return(NULL)
   state <- start %||% logistic_start(stats, n_features, k)
   if (!is.null(solve)) {
     return(solve(factor, zbar, curvature, free, lambda, state, tol, max_iter, n))
@@ -191,6 +236,7 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
     parts[[key]]
   }
   list(
+    n_threads = n_threads,
     statistics = function(by_fold) {
       krr_statistics(map, x, coded, block_size, n_threads, FALSE, if (by_fold) folds, weights)
     },
@@ -250,13 +296,18 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
       fit <- logistic_bound(fold_training_statistics(stats, k),
                             function(state) source$gradient(state, train), n_features,
                             length(levels), lambdas[l], starts[[k]], max(tol, 1e-6), 200,
-                            source$solver(train))
+                            source$solver(train), source$n_threads)
+      if (is.null(fit)) {
+        loss <- NA_real_  # too small a lambda; the smaller ones that follow too
+        break
+      }
       starts[[k]] <- fit
       held_out <- source$gradient(fit, list(fold = k, side = "test"))
       loss <- loss + held_out$log_loss
       correct <- correct + held_out$correct
     }
     cv[l] <- loss / stats$n
+    if (is.na(cv[l])) break
     accuracy[l] <- correct / stats$n
     means[[l]] <- list(
       coefficients = Reduce(`+`, lapply(starts, `[[`, "coefficients")) / n_folds,
@@ -265,9 +316,10 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
     if (l - best_candidate(cv) >= patience) break
   }
   reached <- !is.na(cv)
-  structure(data.frame(lambda = lambdas[reached], df = NA_real_, gcv = NA_real_, cv = cv[reached],
+  structure(data.frame(lambda = lambdas[reached], df = rep(NA_real_, sum(reached)),
+                       gcv = rep(NA_real_, sum(reached)), cv = cv[reached],
                        cv_accuracy = accuracy[reached]),
-            starts = means[reached])
+            starts = means[reached], tried = lambdas)
 }
 
 # The statistics of the rows outside fold k, with their centred Z'WZ made

@@ -25,6 +25,7 @@ chunked_logistic_fit <- function(data, map, sigmas, lambda, n_folds, tol, max_it
 chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verbose, call,
                                     first_pass, seen) {
   list(
+    n_threads = engine$n_threads %||% resolve_threads(NULL),
     statistics = function(by_fold) {
       stats <- chunked_statistics(data, map, if (by_fold) n_folds, block_size, engine, verbose,
                                   call = call, first_pass = first_pass)
@@ -42,10 +43,16 @@ chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verb
                    levels = seen$chunks$response$levels, state = state, part = part,
                    n_folds = n_folds, block_size = block_size, what = "holds bad data")
       out <- NULL
-      for_each_chunk_task(data, "logistic_chunk_gradient", args, engine = engine,
-                          verbose = FALSE, call = call, consume = function(value, i) {
-        if (!is.null(value)) out <<- if (is.null(out)) value else sum_logistic_gradients(out, value)
+      n_read <- for_each_chunk_task(data, "logistic_chunk_gradient", args, engine = engine,
+                                    verbose = FALSE, call = call, consume = function(value, i) {
+        if (is.null(value)) return()
+        # every pass must read the chunks the statistics pass read
+        with_chunk(data, i, "holds bad data", call = call,
+                   check_same_chunk(first_pass, i, value$fingerprint))
+        value$fingerprint <- NULL
+        out <<- if (is.null(out)) value else sum_logistic_gradients(out, value)
       })
+      check_chunk_count(first_pass, n_read, call)
       out
     },
     solver = function(part) NULL)  # every pass reads the chunks
@@ -70,8 +77,12 @@ logistic_chunk_gradient <- function(chunk, i, map, col_names, levels, state, par
     abort_arg("{.arg y} must have one value per row of {.arg x} ({nrow(x)}), not {length(labels)}.")
   }
   onehot <- 1 * outer(labels, seq_along(levels), "==")
-  weights <- check_weights(chunk$weights, nrow(x), arg = "weights") %||% rep(1, nrow(x))
-  logistic_gradient(map, x, onehot, weights, state, block_size, resolve_threads(n_threads))
+  given <- check_weights(chunk$weights, nrow(x), arg = "weights")
+  # as fit_chunk() computes it on the statistics pass
+  fingerprint <- chunk_fingerprint(x, chunk_response(chunk$y, nrow(x)), given)
+  weights <- given %||% rep(1, nrow(x))
+  c(logistic_gradient(map, x, onehot, weights, state, block_size, resolve_threads(n_threads)),
+    list(fingerprint = fingerprint))
 }
 
 sum_logistic_gradients <- function(a, b) {

@@ -90,10 +90,11 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
 
 # Columns are matched by name: each name must say which column it is.
 check_column_names <- function(names, arg, call) {
-  bad <- names[is.na(names) | duplicated(names)]
+  # x[, ""] finds no column: an empty name cannot be matched either.
+  bad <- names[is.na(names) | !nzchar(names) | duplicated(names)]
   if (length(bad)) {
-    abort_arg(c("{.arg {arg}} must have distinct column names, without NA, to match columns by name.",
-                x = "Repeated or NA: {.val {unique(bad)}}."), call = call)
+    abort_arg(c("{.arg {arg}} must have distinct column names, without NA or empty ones, to match columns by name.",
+                x = "Repeated, NA or empty: {.val {unique(bad)}}."), call = call)
   }
 }
 

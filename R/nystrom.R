@@ -154,6 +154,14 @@ nystrom_features <- function(map, x, n_threads, call = rlang::caller_env()) {
 # K_CC and its pseudo-inverse square root computed again.
 nystrom_with_bandwidth <- function(map, sigma, call = rlang::caller_env()) {
   map$kernel$sigma <- as.numeric(sigma)
+  # The features divide the centers and rows by the bandwidths (as rff()
+  # divides its frequencies): an overflow there gives NaN features.
+  per_column <- rep_len(map$kernel$sigma, map$d)
+  if (!all(is.finite(map$centers / rep(per_column, each = nrow(map$centers)))) ||
+      !all(is.finite(1 / (map$scale * per_column)))) {
+    abort_arg(c("{.arg sigma} ({format(sigma)}) times the column scales is too small: the centers divided by it overflow.",
+                i = "Rescale {.arg x}, or use a larger {.arg sigma}."), call = call)
+  }
   k_cc <- kernel_matrix(map$centers, kernel = map$kernel, n_threads = resolve_threads(NULL))
   root <- inverse_square_root(k_cc)
   map$normalization <- root$matrix

@@ -390,6 +390,22 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// logistic_bound_factor_cpp
+SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, bool centred, Rcpp::NumericVector zbar, double n, double curvature, double lambda, int n_threads);
+RcppExport SEXP _kitchen_logistic_bound_factor_cpp(SEXP gramSEXP, SEXP centredSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP curvatureSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< bool >::type centred(centredSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type curvature(curvatureSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_factor_cpp(gram, centred, zbar, n, curvature, lambda, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // nystrom_features_cpp
 SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, int n_threads, int simd);
 RcppExport SEXP _kitchen_nystrom_features_cpp(SEXP xSEXP, SEXP centerSEXP, SEXP divisorSEXP, SEXP centersSEXP, SEXP normalizationSEXP, SEXP kindSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -717,6 +733,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 6},
     {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
+    {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 7},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},

@@ -54,3 +54,54 @@ test_that("a source that gives the same chunks fits as before", {
   fit <- krr_fit(chunked(chunks), map, sigma = c(0.5, 1, 2), n_threads = 1, verbose = FALSE)
   expect_equal(fit$n, 600)
 })
+
+test_that("a logistic fit, which reads the chunks once per iteration, stops a changing source too", {
+  set.seed(2)
+  labelled <- lapply(chunks, function(chunk) list(x = chunk$x, y = factor(chunk$y > 0)))
+  changes <- list(
+    "values" = function(chunk) { chunk$x[1, 1] <- chunk$x[1, 1] + 1; chunk },
+    "labels in another order" = function(chunk) { chunk$y <- rev(chunk$y); chunk },
+    "rows" = function(chunk) list(x = chunk$x[1:10, ], y = chunk$y[1:10]))
+  for (what in names(changes)) {
+    pass <- 0
+    changing <- function(i) {
+      if (i == 1) pass <<- pass + 1
+      if (i > 4) return(NULL)
+      if (pass > 2 && i == 2) return(changes[[what]](labelled[[2]]))
+      labelled[[i]]
+    }
+    err <- tryCatch(krr_fit(chunked(changing), map, loss = "logistic", lambda = 1, n_threads = 1,
+                            verbose = FALSE), error = function(e) e)
+    expect_s3_class(err, "kitchen_error_argument")
+    expect_match(conditionMessage(err), "Chunk 2", label = what)
+    expect_match(conditionMessage(err$parent), "first pass", label = what)
+  }
+  pass <- 0
+  shrinking <- function(i) {
+    if (i == 1) pass <<- pass + 1
+    if (i > (if (pass > 2) 3 else 4)) return(NULL)
+    labelled[[i]]
+  }
+  expect_error(krr_fit(chunked(shrinking), map, loss = "logistic", lambda = 1, n_threads = 1,
+                       verbose = FALSE), class = "kitchen_error_argument", regexp = "first")
+  # the same chunks on every pass: the fit of the rows in memory
+  fit <- krr_fit(chunked(labelled), map, loss = "logistic", lambda = 1, n_threads = 1, verbose = FALSE)
+  in_memory <- krr_fit(do.call(rbind, lapply(labelled, `[[`, "x")),
+                       unlist(lapply(labelled, function(chunk) as.character(chunk$y))) |> factor(),
+                       map, loss = "logistic", lambda = 1, n_threads = 1, verbose = FALSE)
+  expect_equal(coef(fit), coef(in_memory), tolerance = 1e-8)
+})
+
+test_that("rows or labels of a chunk in another order count as a change", {
+  pass <- 0
+  reordered <- function(i) {
+    if (i == 1) pass <<- pass + 1
+    if (i > 4) return(NULL)
+    chunk <- chunks[[i]]
+    if (pass > 1 && i == 4) chunk$y <- rev(chunk$y)
+    chunk
+  }
+  err <- tryCatch(krr_fit(chunked(reordered), map, sigma = c(0.5, 1), n_threads = 1, verbose = FALSE),
+                  error = function(e) e)
+  expect_match(conditionMessage(err), "Chunk 4")
+})

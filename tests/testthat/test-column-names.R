@@ -11,7 +11,9 @@ test_that("maps refuse duplicated or NA column names", {
   colnames(dup) <- c("a", "a", "c")
   with_na <- x
   colnames(with_na) <- c("a", NA, "c")
-  for (data in list(dup, with_na)) {
+  empty <- x
+  colnames(empty) <- c("a", "", "c")  # x[, ""] finds no column
+  for (data in list(dup, with_na, empty)) {
     for (build in list(function(d) rff(d, 10), function(d) fastfood(d, 8),
                        function(d) rbin(d, 5), function(d) krr_fit(d, y, "rff", n_features = 10))) {
       err <- tryCatch(build(data), error = function(e) e)

@@ -69,4 +69,9 @@ test_that("maps refuse data too small to rescale instead of storing infinite fre
                regexp = "sigma")
   expect_error(fastfood(tiny, 8, scale = "none", sigma = 1e-320), class = "kitchen_error_argument",
                regexp = "sigma")
+  # Nystroem divides its centers by sigma: an overflow there gave NaN features
+  expect_error(nystrom(tiny, 2, scale = "none", sigma = 1e-320), class = "kitchen_error_argument",
+               regexp = "sigma")
+  expect_error(nystrom(tiny, 2, scale = "none", sigma = c(1, 1e-320)),
+               class = "kitchen_error_argument", regexp = "sigma")
 })

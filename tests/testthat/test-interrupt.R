@@ -53,12 +53,30 @@ test_that("an interrupt stops fits with D = 12,000 features promptly", {
           "krr_fit(x, x[, 1], rff(4, 12000, sigma = 1), block_size = 300, verbose = FALSE",
           lambda, ")")
   }
+  # GCV (the fit of issue 23, on fewer rows) symmetrises and centres Z'Z and
+  # reduces it once: signals at 5 and 12 s.
   cases <- list(list(lambda = "", warm_up = 2), list(lambda = "", warm_up = 5),
-                list(lambda = "", warm_up = 12), list(lambda = ", lambda = 1", warm_up = 5))
+                list(lambda = "", warm_up = 12), list(lambda = ", lambda = 1", warm_up = 5),
+                list(lambda = ", lambda = 'gcv'", warm_up = 5),
+                list(lambda = ", lambda = 'gcv'", warm_up = 12))
   for (case in cases) {
     what <- sprintf("the fit%s, %g s in", case$lambda, case$warm_up)
     delay <- interrupt_delay(fit_code(case$lambda), warm_up = case$warm_up)
     expect_false(is.na(delay), label = paste(what, "was still running"))
     expect_lt(delay, 2.5, label = paste(what, "stopped within 2.5 s of SIGINT"))
   }
+})
+
+test_that("an interrupt stops a logistic fit with D = 8000 features promptly", {
+  skip_if_not_installed("processx")
+  skip_on_os("windows")
+  skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
+  # The bound c Zc'WZc + 2 lambda I is factored by blocks between interrupt
+  # checks: R's chol() of it held a signal for 112 s at D = 6000 (load 14).
+  code <- paste("library(kitchen); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
+                "krr_fit(x, factor(x[, 1] > 0), rff(4, 8000, sigma = 1), loss = 'logistic',",
+                "lambda = 1, block_size = 300, verbose = FALSE)")
+  delay <- interrupt_delay(code, warm_up = 6)
+  expect_false(is.na(delay), label = "the logistic fit was still running")
+  expect_lt(delay, 2.5, label = "the logistic fit stopped within 2.5 s of SIGINT")
 })

@@ -219,3 +219,31 @@ test_that("the C++ logistic pass equals the R pass on the same rows", {
   expect_error(kitchen:::logistic_pass_cpp(z, c(rows, 1000L), as.integer(toy$y), w,
                                            state$coefficients, state$intercept), "row numbers")
 })
+
+test_that("from 1025 features the bound is factored in C++ (by blocks, interruptible) as chol() does", {
+  set.seed(2)
+  z <- matrix(rnorm(300 * 1100), 300)  # more features than rows: rank 299 before lambda
+  gram <- crossprod(z)
+  zbar <- colMeans(z)
+  for (centred in c(FALSE, TRUE)) {
+    given <- if (centred) gram - 300 * tcrossprod(zbar) else gram
+    bound <- 0.25 * (gram - 300 * tcrossprod(zbar))
+    diag(bound) <- diag(bound) + 2 * 0.5
+    got <- kitchen:::logistic_bound_factor_cpp(given, centred, zbar, 300, 0.25, 0.5, 2L)
+    expect_equal(got, chol(bound), tolerance = 1e-12)
+    expect_true(all(got[lower.tri(got)] == 0))
+  }
+  expect_null(kitchen:::logistic_bound_factor_cpp(gram, FALSE, zbar, 300, 0.25, 1e-300, 2L))
+  # a fit with D = 1100 reaches the penalised minimum: its gradient vanishes
+  toy <- logistic_toy()
+  map <- rff(toy$x, 1100, sigma = 1, seed = 4)
+  fit <- krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = 0.5, tol = 1e-12, n_threads = 2,
+                 verbose = FALSE)
+  expect_true(fit$logistic$converged)
+  features <- predict(map, toy$x, n_threads = 1)
+  residual <- predict(fit, toy$x, type = "prob")[, 2] - (toy$y == "b")
+  gradient <- crossprod(features, residual) + 2 * 0.5 * fit$coefficients[, 2]
+  expect_lt(max(abs(gradient)), 1e-4 * max(abs(crossprod(features, residual))))
+  expect_error(krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = 1e-300, n_threads = 2),
+               class = "kitchen_error_argument", regexp = "`lambda` \\(1e-300\\) is too small")
+})

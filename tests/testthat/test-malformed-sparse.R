@@ -76,3 +76,38 @@ test_that("the C++ glue checks the slots itself when R's checks are bypassed", {
                 "character")
   }
 })
+
+test_that("Nystroem maps, FALKON, logistic fits and chunked sources refuse malformed slots too", {
+  nys_map <- nystrom(x, 10, sigma = 1, seed = 1)
+  fit <- krr_fit(good, y, rff_map, lambda = 1, n_threads = 1)
+  classes <- factor(y > 0)
+  for (name in names(malformed)) {
+    bad <- malformed[[name]]
+    calls <- list(
+      nystrom = quote(nystrom(bad, 5)),
+      predict_nystrom = quote(predict(nys_map, bad)),
+      krr_fit_nystrom = quote(krr_fit(bad, y, nys_map, lambda = 1)),
+      falkon = quote(krr_fit(bad, y, nys_map, lambda = 1, solver = "falkon")),
+      logistic = quote(krr_fit(bad, classes, rff_map, loss = "logistic", lambda = 1)),
+      kernel_ridge_fit = quote(kernel_ridge_fit(bad, y, penalty = 1, rbf_sigma = 1, num_features = 10)))
+    for (fun in names(calls)) {
+      err <- tryCatch(eval(calls[[fun]]), error = function(e) e)
+      expect_s3_class(err, "kitchen_error_argument")
+      expect_match(conditionMessage(err), "malformed dgCMatrix", label = paste(fun, name))
+    }
+    # chunked data: the error names the chunk, its parent the slots
+    chunked_calls <- list(
+      fit = quote(krr_fit(chunked(list(list(x = good, y = y), list(x = bad, y = y))), rff_map,
+                          lambda = 1)),
+      fit_rbin = quote(krr_fit(chunked(list(list(x = bad, y = y))), bin_map, lambda = 1)),
+      fit_logistic = quote(krr_fit(chunked(list(list(x = bad, y = classes))), rff_map,
+                                   loss = "logistic", lambda = 1)),
+      predict = quote(predict(fit, chunked(list(list(x = bad))))))
+    for (fun in names(chunked_calls)) {
+      err <- tryCatch(eval(chunked_calls[[fun]]), error = function(e) e)
+      expect_s3_class(err, "kitchen_error_argument")
+      expect_match(conditionMessage(err), "Chunk [12]", label = paste(fun, name))
+      expect_match(conditionMessage(err$parent), "malformed dgCMatrix", label = paste(fun, name))
+    }
+  }
+})

@@ -66,3 +66,57 @@ test_that("huge thread counts are capped, not turned into NA", {
   expect_equal(fwht(c(1, 2), n_threads = 1e10), c(3, -1))
   expect_equal(predict(map, x[1:2, ], n_threads = 1e10), predict(map, x[1:2, ], n_threads = 1))
 })
+
+test_that("rbin fits name a lambda too small for more bins than rows, instead of CG's NaN", {
+  wide <- rbin(x, 100, seed = 1, n_threads = 1)  # far more bin columns than 30 rows
+  expect_gt(wide$n_features, 30)
+  expect_error(krr_fit(x, y, wide, lambda = 1e-300, n_threads = 1),
+               class = "kitchen_error_argument", regexp = "`lambda` \\(1e-300\\) is too small")
+  expect_error(krr_fit(x, y, wide, lambda = c(1e-300, 1e-299), n_threads = 1, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "No `lambda` candidate")
+  # a candidate that works is chosen over the one that breaks down
+  fit <- krr_fit(x, y, wide, lambda = c(1e-300, 1), n_threads = 1, verbose = FALSE)
+  expect_equal(fit$lambda, 1)
+  err <- tryCatch(krr_fit(chunked(list(list(x = x, y = y))), wide, lambda = 1e-300, n_threads = 1),
+                  error = function(e) e)
+  expect_s3_class(err, "kitchen_error_argument")
+  expect_match(conditionMessage(err), "lambda")
+})
+
+test_that("logistic fits on constant x or one row give the class shares, for every lambda choice", {
+  constant <- matrix(1, 30, 2)
+  classes <- factor(y > 0)
+  shares <- as.vector(table(classes)) / 30
+  for (lambda in list("cv", 1, c(0.1, 1))) {
+    fit <- krr_fit(constant, classes, map, loss = "logistic", lambda = lambda, n_threads = 1,
+                   verbose = FALSE)
+    expect_equal(unname(fit$coefficients), matrix(0, 20, 2))
+    prob <- predict(fit, x[1:3, ], type = "prob", n_threads = 1)
+    expect_equal(unname(prob), matrix(shares, 3, 2, byrow = TRUE))
+  }
+  three <- factor(rep(c("a", "b", "c"), 10))
+  fit <- krr_fit(constant, three, map, loss = "logistic", n_threads = 1, verbose = FALSE)
+  expect_equal(unname(predict(fit, x[1, , drop = FALSE], type = "prob", n_threads = 1)),
+               matrix(1 / 3, 1, 3))
+  # CV scores predicting each fold by the others' shares
+  folds <- rep(1:3, 10)
+  cv <- krr_fit(constant, classes, map, loss = "logistic", lambda = "cv", folds = folds,
+                n_threads = 1, verbose = FALSE)
+  held <- vapply(1:3, function(k) {
+    p <- mean(classes[folds != k] == "TRUE")
+    -sum(ifelse(classes[folds == k] == "TRUE", log(p), log(1 - p)))
+  }, 0)
+  expect_equal(unique(cv$path$cv), sum(held) / 30)
+})
+
+test_that("logistic fits name a lambda too small for Z'WZ, with D > n", {
+  wide <- rff(2, 200, sigma = 1, seed = 1)
+  expect_error(krr_fit(x, factor(y > 0), wide, loss = "logistic", lambda = 1e-300, n_threads = 1),
+               class = "kitchen_error_argument", regexp = "`lambda` \\(1e-300\\) is too small")
+  expect_error(krr_fit(x, factor(y > 0), wide, loss = "logistic", lambda = c(1e-300, 1e-299),
+                       n_threads = 1, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "No `lambda` candidate")
+  fit <- krr_fit(x, factor(y > 0), wide, loss = "logistic", lambda = c(1e-300, 1),
+                 n_threads = 1, verbose = FALSE)
+  expect_equal(fit$lambda, 1)
+})

@@ -90,4 +90,18 @@ inline void cholesky_solve(const double* a, std::size_t dim, double* rhs, std::s
   factor.triangularView<Eigen::Lower>().transpose().solveInPlace(x);
 }
 
+// Columns [j0, j1) of a factored matrix turned into the layout of R's
+// chol(): the upper factor R = L' (L's entries below the diagonal copied
+// above it) with zeros below the diagonal. Units of columns can run on
+// threads: each reads and zeroes only its own columns below the diagonal
+// and writes only its own rows above it.
+inline void cholesky_upper_columns(double* a, std::size_t dim, std::size_t j0, std::size_t j1) {
+  for (std::size_t j = j0; j < j1; ++j) {
+    for (std::size_t i = j + 1; i < dim; ++i) {
+      a[j + i * dim] = a[i + j * dim];
+      a[i + j * dim] = 0;
+    }
+  }
+}
+
 }  // namespace kitchen
