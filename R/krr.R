@@ -356,36 +356,6 @@ fit_call <- function(call) {
   call
 }
 
-# One pass over the data per bandwidth candidate (`pass(map)` returns the
-# sufficient statistics), each solved by krr_solve(); the candidate with the
-# lowest GCV (or CV) score is kept. Shared by in-memory and chunked data.
-krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
-  hold_fit_workspace()  # the block buffers serve every pass and chunk
-  read <- 0
-  fits <- lapply(sigmas, function(s) {
-    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
-    begin <- proc.time()[["elapsed"]]
-    stats <- pass(candidate)
-    read <<- read + proc.time()[["elapsed"]] - begin
-    list(map = candidate, solution = krr_solve(stats, lambda, n_threads), stats = stats)
-  })
-  score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
-  scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
-  best <- if (length(fits) > 1) which.min(scores) else 1L
-  list(map = fits[[best]]$map, solution = fits[[best]]$solution,
-       stats = fits[[best]]$stats, sigma_path = bandwidth_path(fits, scores), read = read)
-}
-
-# With several bandwidth candidates: each one's score and chosen lambda, and
-# (attribute "paths") the scores of all its lambdas, for plot().
-bandwidth_path <- function(fits, scores) {
-  if (length(fits) < 2) return(NULL)
-  paths <- lapply(fits, function(f) cbind(sigma = f$map$kernel$sigma, f$solution$path))
-  structure(data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
-                       lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores),
-            paths = do.call(rbind, paths))
-}
-
 # The kitchen_krr object, from the search result and what describes the data.
 new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
   solution <- search$solution
