@@ -10,6 +10,11 @@
 # over the rows, each fold's reduction and path, the final reduction).
 # Run from the repository root:
 #   KITCHEN_BASE_LIB=/path/to/lib nice -n 10 Rscript bench/bandwidth-search.R [repeats]
+# or in streams sharing one file of runs (the base build's full search is
+# the slow one), then the report:
+#   KITCHEN_BENCH_RUNS=runs.rds KITCHEN_BENCH_METHODS=base ... Rscript bench/bandwidth-search.R 1 &
+#   KITCHEN_BENCH_RUNS=runs.rds KITCHEN_BENCH_METHODS=ksvm,this ... Rscript bench/bandwidth-search.R 2
+#   KITCHEN_BENCH_RUNS=runs.rds ... Rscript bench/bandwidth-search.R --report
 # Results go to bench/results/bandwidth-search.md.
 
 method_child <- function(method, lib) {
@@ -72,7 +77,12 @@ if (length(args) && args[1] == "--child") {
 }
 
 source(file.path("bench", "common.R"))
-repeats <- if (length(args)) as.integer(args[1]) else 3L
+`%||%` <- function(a, b) if (is.null(a)) b else a
+# KITCHEN_BENCH_RUNS: a file each run's results are appended to (so that
+# several drivers, e.g. the slow base build in a stream of its own, can
+# share one report); KITCHEN_BENCH_METHODS: which of ksvm, this, base to run;
+# "--report" only writes the report from that file.
+repeats <- if (length(args) && args[1] != "--report") as.integer(args[1]) else 3L
 libs <- c(this = .libPaths()[1])
 base <- Sys.getenv("KITCHEN_BASE_LIB")
 if (nzchar(base)) libs <- c(libs, base = base)
@@ -81,26 +91,36 @@ if (nzchar(this_lib)) libs[["this"]] <- this_lib
 methods <- c(list(ksvm = c("ksvm", "")),
              lapply(libs, function(l) c("kitchen", l)))
 names(methods)[-1] <- paste0("kitchen (", names(libs), ")")
+chosen <- strsplit(Sys.getenv("KITCHEN_BENCH_METHODS", "ksvm,this,base"), ",")[[1]]
+run_methods <- names(methods)[sub("^kitchen \\((.*)\\)$", "\\1", names(methods)) %in% chosen]
+runs_file <- Sys.getenv("KITCHEN_BENCH_RUNS", tempfile(fileext = ".rds"))
 load_average <- function() readLines("/proc/loadavg")
-loads <- load_average()
 rscript <- file.path(R.home("bin"), "Rscript")
-runs <- list()
-for (r in seq_len(repeats)) {
-  for (m in names(methods)) {
-    # The base (full search) is the slow one: it runs once, in the first repeat.
-    if (m == "kitchen (base)" && r > 1 && Sys.getenv("KITCHEN_BASE_ONCE") == "1") next
-    out <- system2(rscript, c("bench/bandwidth-search.R", "--child", methods[[m]]),
-                   stdout = TRUE, stderr = "")
-    vals <- grep("^result ", out, value = TRUE)
-    v <- as.numeric(sub("^result \\S+ ", "", vals))
-    names(v) <- sub("^result (\\S+) .*", "\\1", vals)
-    runs[[length(runs) + 1]] <- c(list(method = m, repeat_no = r), as.list(v))
-    cat(sprintf("%s repeat %d: %.1f s elapsed, %.1f s CPU, accuracy %.4f; load %s\n", m, r,
-                v[["seconds"]], v[["cpu"]], v[["accuracy"]], load_average()))
-    loads <- c(loads, load_average())
+if (!(length(args) && args[1] == "--report")) {
+  for (r in seq_len(repeats)) {
+    for (m in run_methods) {
+      before <- load_average()
+      out <- system2(rscript, c("bench/bandwidth-search.R", "--child", methods[[m]]),
+                     stdout = TRUE, stderr = "")
+      vals <- grep("^result ", out, value = TRUE)
+      v <- as.numeric(sub("^result \\S+ ", "", vals))
+      names(v) <- sub("^result (\\S+) .*", "\\1", vals)
+      run <- c(list(method = m, started = format(Sys.time()), load_before = before,
+                    load_after = load_average()), as.list(v))
+      runs <- if (file.exists(runs_file)) readRDS(runs_file) else list()
+      saveRDS(c(runs, list(run)), runs_file)
+      cat(sprintf("%s: %.1f s elapsed, %.1f s CPU, accuracy %.4f; load %s -> %s\n", m,
+                  v[["seconds"]], v[["cpu"]], v[["accuracy"]], before, load_average()))
+    }
   }
 }
-table <- do.call(rbind, lapply(runs, function(x) as.data.frame(x)))
+runs <- readRDS(runs_file)
+loads <- vapply(runs, function(r) sprintf("%s: %s -> %s", r$method, r$load_before, r$load_after), "")
+methods <- methods[names(methods) %in% vapply(runs, `[[`, "", "method")]
+fields <- setdiff(unique(unlist(lapply(runs, names))), c("load_before", "load_after"))
+table <- do.call(rbind, lapply(runs, function(x) {
+  as.data.frame(lapply(stats::setNames(fields, fields), function(f) x[[f]] %||% NA))
+}))
 cols <- function(m, f) table[table$method == m, f]
 row <- function(m) {
   sprintf("| %s | %d | %.1f | %.1f | %.4f | %.4g | %s |", m, sum(table$method == m),
@@ -120,10 +140,10 @@ kitchen_methods <- grep("^kitchen", names(methods), value = TRUE)
 lines <- c(
   "# Bandwidth search at moderate n (issue 22)", "",
   machine_description(),
-  sprintf("load average (1, 5, 15 min) before and after each run: %s", paste(loads, collapse = "; ")),
+  "load average (/proc/loadavg) before and after each run:", "", paste("-", loads),
   "", "UCI letter recognition (mlbench::LetterRecognition): 16,000 training rows, 16 columns, 26 classes; test accuracy on the other 4,000 rows.",
   "kitchen: `krr_fit(x, y, rff(x, 4096, seed = 1), sigma = \"auto\")` (5-fold CV over lambda, 5 bandwidth candidates); kernlab: `ksvm(x, y)` (defaults: C-svc, rbfdot with sigest(), C = 1).",
-  "Each fit in its own process, methods alternating within each repeat; seconds are medians over repeats (elapsed, and CPU time user + system).",
+  "Each fit in its own process; seconds are medians over runs (elapsed, and CPU time user + system of all threads).",
   "", "| method | runs | seconds (median) | CPU seconds (median) | test accuracy | sigma | lambda |",
   "| --- | --- | --- | --- | --- | --- | --- |",
   vapply(names(methods), row, ""),
@@ -131,5 +151,5 @@ lines <- c(
   "", paste("| build |", paste(sub("^t_", "", parts), collapse = " | "), "|"),
   paste0("| --- |", strrep(" --- |", length(parts))),
   vapply(kitchen_methods, part_row, ""),
-  "", "All runs:", "", utils::capture.output(print(table[, c("method", "repeat_no", "seconds", "cpu", "accuracy", "sigma", "lambda")], row.names = FALSE)))
+  "", "All runs:", "", "```", utils::capture.output(print(table[, c("method", "started", "seconds", "cpu", "accuracy", "sigma", "lambda")], row.names = FALSE)), "```")
 write_result(lines, "bandwidth-search.md")
