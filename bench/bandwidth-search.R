@@ -109,7 +109,7 @@ if (!(length(args) && args[1] == "--report")) {
       vals <- grep("^result ", out, value = TRUE)
       v <- as.numeric(sub("^result \\S+ ", "", vals))
       names(v) <- sub("^result (\\S+) .*", "\\1", vals)
-      run <- c(list(method = m, started = format(Sys.time()), load_before = before,
+      run <- c(list(method = m, finished = format(Sys.time()), load_before = before,
                     load_after = load_average()), as.list(v))
       runs <- if (file.exists(runs_file)) readRDS(runs_file) else list()
       saveRDS(c(runs, list(run)), runs_file)
@@ -155,5 +155,5 @@ lines <- c(
   "", paste("| build |", paste(sub("^t_", "", parts), collapse = " | "), "|"),
   paste0("| --- |", strrep(" --- |", length(parts))),
   vapply(kitchen_methods, part_row, ""),
-  "", "All runs:", "", "```", utils::capture.output(print(table[, c("method", "started", "seconds", "cpu", "accuracy", "sigma", "lambda")], row.names = FALSE)), "```")
+  "", "All runs:", "", "```", utils::capture.output(print(table[, c("method", "finished", "seconds", "cpu", "accuracy", "sigma", "lambda")], row.names = FALSE)), "```")
 write_result(lines, Sys.getenv("KITCHEN_BENCH_OUT", "bandwidth-search.md"))
