@@ -77,11 +77,20 @@
 #' statistics are gathered in the same single pass, and each fold's
 #' validation error is computed from them exactly, with no second pass.
 #'
-#' `sigma` scores several bandwidths the same way: the map's random draws are
-#' kept and only rescaled for each candidate (so the score curve is smooth
-#' and the map's seed still reproduces the fit), each candidate costs one
-#' pass over the data, and the (sigma, lambda) pair with the lowest GCV score
-#' is kept.
+#' `sigma` scores several bandwidths: the map's random draws are kept and
+#' only rescaled for each candidate (so the score curve is smooth and the
+#' map's seed still reproduces the fit), and each candidate costs one pass
+#' over the data. With `lambda = "gcv"` (or a vector), each candidate's
+#' lambda path is scored by GCV and the (sigma, lambda) pair with the
+#' lowest score is kept. With `lambda = "cv"`, scoring every candidate by
+#' K-fold CV would cost K reductions of its `D x D` matrix each, so every
+#' candidate is first screened by the held-out error of fold 1 over the
+#' lambda path (one reduction; `sigma_path` lists these scores), and only
+#' the best two get the other K - 1 folds; the one with the lower K-fold CV
+#' score is kept, with its lambda. Their CV scores and the fit are exactly
+#' those of scoring every candidate in full, and so is the choice whenever
+#' the best bandwidth by full CV is among the screen's best two (fold 1
+#' alone, a fifth of the rows, can misrank close candidates on small data).
 #'
 #' `sigma = "ard"` learns one bandwidth per input column (on the map's
 #' rescaled inputs) before the fit: on a random subsample of up to 4000
@@ -204,7 +213,10 @@
 #'   do"); a vector of candidate
 #'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
 #'   and 4 (for [rbin()] maps: halvings of it while they score better, see
-#'   Details). Needs `lambda = "gcv"`, `"cv"` or a vector of candidates. Or
+#'   Details). With `lambda = "cv"`, the candidates of rff, Fastfood and
+#'   Nystroem maps are screened on fold 1 and the best two cross-validated
+#'   in full (see Details). Needs `lambda = "gcv"`, `"cv"` or a vector of
+#'   candidates. Or
 #'   `"ard"` to learn one bandwidth per input column from the training rows
 #'   (automatic relevance determination; any map, see Details and
 #'   [relevance()]).
@@ -358,36 +370,6 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
 fit_call <- function(call) {
   call[[1L]] <- as.name("krr_fit")
   call
-}
-
-# One pass over the data per bandwidth candidate (`pass(map)` returns the
-# sufficient statistics), each solved by krr_solve(); the candidate with the
-# lowest GCV (or CV) score is kept. Shared by in-memory and chunked data.
-krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
-  hold_fit_workspace()  # the block buffers serve every pass and chunk
-  read <- 0
-  fits <- lapply(sigmas, function(s) {
-    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
-    begin <- proc.time()[["elapsed"]]
-    stats <- pass(candidate)
-    read <<- read + proc.time()[["elapsed"]] - begin
-    list(map = candidate, solution = krr_solve(stats, lambda, n_threads), stats = stats)
-  })
-  score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
-  scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
-  best <- if (length(fits) > 1) best_candidate(scores) else 1L
-  list(map = fits[[best]]$map, solution = fits[[best]]$solution,
-       stats = fits[[best]]$stats, sigma_path = bandwidth_path(fits, scores), read = read)
-}
-
-# With several bandwidth candidates: each one's score and chosen lambda, and
-# (attribute "paths") the scores of all its lambdas, for plot().
-bandwidth_path <- function(fits, scores) {
-  if (length(fits) < 2) return(NULL)
-  paths <- lapply(fits, function(f) cbind(sigma = f$map$kernel$sigma, f$solution$path))
-  structure(data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
-                       lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores),
-            paths = do.call(rbind, paths))
 }
 
 # The kitchen_krr object, from the search result and what describes the data.

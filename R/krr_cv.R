@@ -25,11 +25,20 @@ krr_folds <- function(folds, n, n_folds, call = rlang::caller_env()) {
 # fold's coefficients along the whole path come from one tridiagonal
 # reduction of its training Gram matrix (ridge_path.cpp), and its error from
 # its own sufficient statistics: sum over its rows of (y - b - z'w)^2.
-cv_path <- function(stats, lambdas, n_threads) {
-  sse <- numeric(length(lambdas))
+# `screened`: fold_sse() of the first fold, already computed by the
+# bandwidth screen (krr_bandwidth_search()); the sum continues from it in the
+# same order, so the scores are the same to the last bit.
+cv_path <- function(stats, lambdas, n_threads, screened = NULL) {
+  if (is.null(screened)) return(fold_sse(stats, lambdas, n_threads, seq_along(stats$folds)) / stats$n)
+  fold_sse(stats, lambdas, n_threads, seq_along(stats$folds)[-1], screened) / stats$n
+}
+
+# The summed squared validation error of the folds `which` (positions in
+# stats$folds), added to `sse`, for each lambda.
+fold_sse <- function(stats, lambdas, n_threads, which, sse = numeric(length(lambdas))) {
   use_lapack <- tridiagonal_on_lapack()
   simd <- resolve_simd()
-  for (fold in stats$folds) {
+  for (fold in stats$folds[which]) {
     train <- sum_statistics(stats, fold, sign = -1, gram = FALSE)
     n <- train$n
     zbar <- train$zsum / n
@@ -47,5 +56,5 @@ cv_path <- function(stats, lambdas, n_threads) {
       gram_quadratic_forms_cpp(fold$gram, w, n_threads)
     sse <- sse + colSums(matrix(err, k))
   }
-  sse / stats$n
+  sse
 }

@@ -188,7 +188,9 @@ plot_bandwidth_paths <- function(fit, ...) {
   sigmas <- unique(paths$sigma)
   colours <- grDevices::hcl.colors(length(sigmas), "Dark 3")
   graphics::plot(paths$lambda, score, log = "xy", type = "n", xlab = "lambda",
-                 ylab = if (by_cv) "CV mean squared error" else "GCV score",
+                 # least-squares candidates are screened on fold 1 (rbin and dense maps alike)
+                 ylab = if (identical(fit[["loss"]], "logistic")) "CV log-loss" else
+                   if (by_cv) "fold-1 held-out mean squared error" else "GCV score",
                  main = "Choice of sigma and lambda", ...)
   for (i in seq_along(sigmas)) {
     mine <- paths$sigma == sigmas[i]

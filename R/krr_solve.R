@@ -3,7 +3,9 @@
 # tridiagonal reduction of Z'Z.
 
 # Ridge solution with an unpenalised intercept from the sufficient statistics.
-krr_solve <- function(stats, lambda, n_threads) {
+# `cv`: the CV scores of the default lambdas when already computed (by the
+# bandwidth search, R/krr_bandwidth_search.R), not computed again.
+krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
   check_response_sums(stats)
   n <- stats$n
   zbar <- stats$zsum / n
@@ -13,14 +15,15 @@ krr_solve <- function(stats, lambda, n_threads) {
   # the centred Z'Z's diagonal, as gram_center_cpp() computes it; the matrix
   # itself only after CV, which holds the folds' matrices (1.15 GB each at
   # D = 12,000) and two working ones
-  centred_diagonal <- diag(stats$gram) - n * (zbar * zbar)
+  centred_diagonal <- centred_gram_diagonal(stats)
   if (features_constant(centred_diagonal, diag(stats$gram))) {
     return(intercept_only_fit(stats, lambda, ybar, zbar, yy))
   }
-  cv <- NULL
   if (identical(lambda, "cv")) {
     lambdas <- default_lambdas(centred_diagonal)
-    cv <- cv_path(stats, lambdas, n_threads)
+    cv <- cv %||% cv_path(stats, lambdas, n_threads)
+  } else {
+    cv <- NULL
   }
   gram <- gram_center_cpp(stats$gram, zbar, n, n_threads)  # centred Z'Z (C++: interruptible)
 
@@ -47,6 +50,12 @@ krr_solve <- function(stats, lambda, n_threads) {
   rss <- yy - 2 * colSums(w * zy) + gram_quadratic_forms_cpp(gram, w, n_threads)
   list(coefficients = w, intercept = drop(ybar - crossprod(w, zbar)), lambda = lambda,
        path = path, training_rmse = sqrt(pmax(rss, 0) / n))
+}
+
+# The centred Z'Z's diagonal, as gram_center_cpp() computes it.
+centred_gram_diagonal <- function(stats) {
+  zbar <- stats$zsum / stats$n
+  diag(stats$gram) - stats$n * (zbar * zbar)
 }
 
 # 50 candidates spanning ten decades below the mean eigenvalue of Z'Z.

@@ -82,12 +82,20 @@ test_that("tune_grid() scores the grid as krr_fit()'s own CV does on the same fo
   sigmas <- 1 / sqrt(2 * rbf_sigma)
   map <- rff(x, 64, sigma = sigmas[1], seed = 1, scale = "none", clip = FALSE)
   own <- krr_fit(x, train$y, map, lambda = "cv", sigma = sigmas, folds = folds, n_threads = 1)
-  paths <- as.data.frame(attr(own$sigma_path, "paths"))
+  # Each bandwidth's full CV path (the search screens them on fold 1 and
+  # cross-validates only the best two in full: R/krr_bandwidth_search.R).
+  each <- lapply(sigmas, function(s) {
+    krr_fit(x, train$y, kitchen:::rescale_bandwidth(map, s), lambda = "cv", folds = folds,
+            n_threads = 1)
+  })
+  paths <- do.call(rbind, lapply(seq_along(sigmas), function(i) {
+    data.frame(sigma = sigmas[i], lambda = each[[i]]$path$lambda, cv = each[[i]]$path$cv)
+  }))
   paths$rbf_sigma <- rbf_sigma[match(paths$sigma, sigmas)]
   # tune's grid: every 7th lambda of each path and each path's choice, as
   # penalties per row of the 200 rows a fold's fit has.
   chosen <- paste(paths$sigma, paths$lambda) %in%
-    paste(own$sigma_path$sigma, own$sigma_path$lambda)
+    paste(sigmas, vapply(each, `[[`, 0, "lambda"))
   keep <- ave(seq_len(nrow(paths)), paths$sigma, FUN = seq_along) %% 7 == 1 | chosen
   grid <- data.frame(penalty = paths$lambda[keep] / 200, rbf_sigma = paths$rbf_sigma[keep])
 

@@ -1,0 +1,107 @@
+# Bandwidth candidates (`sigma`) of a dense fit (rff, fastfood, Nystroem
+# maps; in memory or chunked). Each candidate costs one pass over the data
+# (`pass(map)` returns its sufficient statistics). With GCV, each is then
+# scored by one tridiagonal reduction of its Z'Z and the (sigma, lambda)
+# pair with the lowest GCV score is kept.
+#
+# With K-fold CV, scoring every candidate in full would cost K reductions
+# each (plus the final one): at D = 4096 about five seconds apiece, the bulk
+# of the search. Instead every candidate is screened by the held-out error
+# of fold 1 over the lambda path (one reduction), as rbin's candidates are
+# (R/krr_binned_search.R), and only the best `n_full` (two) get the other
+# K - 1 folds, continuing from their fold-1 errors, so that their CV scores
+# are the full search's to the last bit; the better of them by CV is kept
+# and solved. The choice is the full search's whenever the full search's
+# best is among the screen's best two (fold 1 alone, a fifth of the rows,
+# can misrank close candidates on small data). bench/bandwidth-search.R
+# compares both.
+krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
+  hold_fit_workspace()  # the block buffers serve every pass and chunk
+  read <- 0
+  run_pass <- function(s) {
+    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
+    begin <- proc.time()[["elapsed"]]
+    stats <- pass(candidate)
+    read <<- read + proc.time()[["elapsed"]] - begin
+    list(map = candidate, stats = stats)
+  }
+  if (length(sigmas) > 1 && identical(lambda, "cv")) {
+    return(screened_bandwidth_search(sigmas, run_pass, n_threads, function() read))
+  }
+  fits <- lapply(sigmas, function(s) {
+    f <- run_pass(s)
+    f$solution <- krr_solve(f$stats, lambda, n_threads)
+    f
+  })
+  score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
+  scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
+  best <- if (length(fits) > 1) best_candidate(scores) else 1L
+  list(map = fits[[best]]$map, solution = fits[[best]]$solution,
+       stats = fits[[best]]$stats, sigma_path = bandwidth_path(fits, scores), read = read)
+}
+
+# The fold-1 screen, then the full CV of the best `n_full` candidates.
+# Only their statistics are kept (with K = 5 folds, six D x D matrices
+# each: 0.8 GB at D = 4096). `read()`: seconds spent in passes.
+screened_bandwidth_search <- function(sigmas, run_pass, n_threads, read, n_full = 2L) {
+  screened <- vector("list", length(sigmas))
+  kept <- list()  # the best n_full so far, best first
+  for (i in seq_along(sigmas)) {
+    f <- run_pass(sigmas[[i]])
+    f$screen <- screen_fold_path(f$stats, n_threads)
+    f$index <- i
+    screened[[i]] <- list(map = f$map, solution = list(path = f$screen$path,
+                                                       lambda = f$screen$lambda))
+    kept <- c(kept, list(f))
+    order <- order(vapply(kept, function(k) k$screen$score, 0), vapply(kept, `[[`, 0L, "index"))
+    kept <- kept[utils::head(order, n_full)]
+    f <- NULL
+  }
+  scores <- vapply(screened, function(s) min(s$solution$path$cv, Inf, na.rm = TRUE), 0)
+  # The kept candidates' full CV, in the order of `sigmas` (ties go to the
+  # first, as in the full search).
+  kept <- kept[order(vapply(kept, `[[`, 0L, "index"))]
+  cv <- lapply(kept, function(k) {
+    if (is.null(k$screen$sse)) return(NULL)  # constant features: krr_solve() handles them
+    cv_path(k$stats, k$screen$path$lambda, n_threads, screened = k$screen$sse)
+  })
+  full_scores <- vapply(cv, function(v) if (is.null(v)) Inf else min(v), 0)
+  pick <- best_candidate(full_scores)
+  if (length(pick) == 0) pick <- 1L  # every score NaN: krr_solve() says so
+  best <- kept[[pick]]
+  solution <- krr_solve(best$stats, "cv", n_threads, cv = cv[[pick]])
+  # sigma_path: every candidate's fold-1 curve and score (what screened
+  # them); the chosen one's lambda is the full CV's.
+  screened[[best$index]]$solution$lambda <- solution$lambda
+  list(map = best$map, solution = solution, stats = best$stats,
+       sigma_path = bandwidth_path(screened, scores), read = read())
+}
+
+# Fold 1's summed squared held-out error over krr_solve()'s lambdas (sse,
+# to continue the CV from), its mean per unit weight as the path's `cv`
+# column, the best of them (score) and its lambda. Constant features (or
+# no finite error) score Inf.
+screen_fold_path <- function(stats, n_threads) {
+  centred_diagonal <- centred_gram_diagonal(stats)
+  if (features_constant(centred_diagonal, diag(stats$gram))) {
+    return(list(sse = NULL, score = Inf, lambda = NA_real_,
+                path = data.frame(lambda = NA_real_, cv = Inf)))
+  }
+  lambdas <- default_lambdas(centred_diagonal)
+  sse <- fold_sse(stats, lambdas, n_threads, 1L)
+  cv <- sse / stats$folds[[1]]$n
+  best <- best_candidate(cv)
+  list(sse = sse, score = if (length(best)) cv[best] else Inf,
+       lambda = if (length(best)) lambdas[best] else NA_real_,
+       path = data.frame(lambda = lambdas, cv = cv))
+}
+
+# With several bandwidth candidates: each one's score and chosen lambda, and
+# (attribute "paths") the scores of all its lambdas, for plot().
+bandwidth_path <- function(fits, scores) {
+  if (length(fits) < 2) return(NULL)
+  paths <- lapply(fits, function(f) cbind(sigma = f$map$kernel$sigma, f$solution$path))
+  structure(data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
+                       lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores),
+            paths = do.call(rbind, paths))
+}

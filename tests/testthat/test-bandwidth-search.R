@@ -1,0 +1,74 @@
+# Bandwidth candidates with K-fold CV (R/krr_bandwidth_search.R): screened
+# on fold 1, the best two cross-validated in full. Compared with the full
+# search written out here: every candidate's own CV fit, the lowest CV
+# score kept.
+
+full_search <- function(fit_one, map, sigmas) {
+  fits <- lapply(sigmas, function(s) fit_one(kitchen:::rescale_bandwidth(map, s)))
+  fits[[which.min(vapply(fits, function(f) min(f$path$cv), 0))]]
+}
+
+expect_same_fit <- function(screened, full) {
+  expect_identical(screened$map$kernel$sigma, full$map$kernel$sigma)
+  expect_identical(screened$lambda, full$lambda)
+  expect_identical(screened$path, full$path)
+  expect_identical(screened$coefficients, full$coefficients)
+  expect_identical(screened$intercept, full$intercept)
+}
+
+test_that("the screen keeps the full search's choice, and its fit to the last bit", {
+  set.seed(1)
+  n <- 400
+  x <- matrix(rnorm(n * 3), n)
+  y <- sin(2 * x[, 1]) + x[, 2]^2 / 3 + rnorm(n, sd = 0.2)
+  map <- rff(x, 120, sigma = 1, seed = 3)
+  folds <- sample(rep_len(1:5, n))
+  sigmas <- c(0.25, 0.5, 1, 2, 4)
+  fit <- krr_fit(x, y, map, sigma = sigmas, folds = folds, n_threads = 1)
+  full <- full_search(function(m) krr_fit(x, y, m, folds = folds, n_threads = 1), map, sigmas)
+  expect_same_fit(fit, full)
+  # Here fold 1 alone ranks the full search's best second: keeping only the
+  # screen's best would have chosen another bandwidth.
+  path <- fit$sigma_path
+  expect_identical(path$sigma, sigmas)
+  expect_identical(path$sigma[order(path$score)[2]], full$map$kernel$sigma)
+  # Each score is the lowest of its candidate's fold-1 curve.
+  curves <- attr(path, "paths")
+  expect_identical(path$score, vapply(sigmas, function(s) min(curves$cv[curves$sigma == s]), 0))
+  expect_true(all(is.finite(path$score)))
+  expect_identical(path$lambda[which(path$sigma == full$map$kernel$sigma)], full$lambda)
+})
+
+test_that("fastfood and Nystroem maps and chunked data screen the same way", {
+  set.seed(2)
+  n <- 300
+  x <- matrix(runif(n * 2, -2, 2), n)
+  y <- cos(2 * x[, 1]) * x[, 2] + rnorm(n, sd = 0.1)
+  folds <- sample(rep_len(1:5, n))
+  sigmas <- c(0.3, 1, 3)
+  for (map in list(fastfood(x, 64, sigma = 1, seed = 4), nystrom(x, 60, sigma = 1, seed = 5))) {
+    fit <- krr_fit(x, y, map, sigma = sigmas, folds = folds, n_threads = 1)
+    expect_same_fit(fit, full_search(function(m) krr_fit(x, y, m, folds = folds, n_threads = 1),
+                                     map, sigmas))
+  }
+  # Chunked: whole chunks are the folds (five chunks, five folds).
+  chunks <- lapply(split(seq_len(n), rep(1:5, each = n / 5)),
+                   function(r) list(x = x[r, , drop = FALSE], y = y[r]))
+  map <- rff(x, 64, sigma = 1, seed = 6)
+  fit <- krr_fit(chunked(chunks), map, sigma = sigmas, n_threads = 1, verbose = FALSE)
+  expect_false(is.null(fit$path$cv))
+  expect_same_fit(fit, full_search(function(m) krr_fit(chunked(chunks), m, n_threads = 1,
+                                                        verbose = FALSE), map, sigmas))
+})
+
+test_that("with GCV every candidate is still scored in full", {
+  set.seed(3)
+  x <- matrix(rnorm(200 * 2), 200)
+  y <- x[, 1]^2 + rnorm(200, sd = 0.1)
+  map <- rff(x, 50, sigma = 1, seed = 7)
+  fit <- krr_fit(x, y, map, sigma = c(0.5, 1, 2), lambda = "gcv", n_threads = 1)
+  scores <- vapply(c(0.5, 1, 2), function(s) {
+    min(krr_fit(x, y, kitchen:::rescale_bandwidth(map, s), lambda = "gcv", n_threads = 1)$path$gcv)
+  }, 0)
+  expect_identical(fit$sigma_path$score, scores)
+})
