@@ -164,3 +164,26 @@ test_that("the bandwidth search's scores are ARD's held-out objective at equal b
                  tolerance = 1e-8)
   }
 })
+
+test_that("a map built by name takes one seed from the stream: folds and bandwidth do not depend on its size", {
+  set.seed(8)
+  x <- matrix(runif(200 * 2), 200, 2)
+  y <- sin(6 * x[, 1]) + rnorm(200, sd = 0.1)
+  fit_and_next_draw <- function(D) {
+    set.seed(9)
+    fit <- krr_fit(x, y, features = "rff", n_features = D, n_threads = 1, verbose = FALSE)
+    list(fit = fit, next_draw = runif(1))
+  }
+  small <- fit_and_next_draw(64)
+  large <- fit_and_next_draw(256)
+  expect_identical(small$next_draw, large$next_draw)          # the same draws from the stream
+  expect_identical(small$fit$map$kernel$sigma, large$fit$map$kernel$sigma)
+  # The same fit as with that seed given and the folds drawn next.
+  set.seed(9)
+  seed <- sample.int(.Machine$integer.max, 1L)
+  folds <- sample(rep_len(1:5, 200))
+  given <- krr_fit(x, y, features = "rff", n_features = 64, seed = seed, folds = folds,
+                   n_threads = 1, verbose = FALSE)
+  expect_identical(given$coefficients, small$fit$coefficients)
+  expect_identical(given$map$kernel$sigma, small$fit$map$kernel$sigma)
+})
