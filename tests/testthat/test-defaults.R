@@ -14,7 +14,7 @@ test_that("the default lambda is chosen by 5-fold CV", {
 
 test_that("the lambda choice and the predictions do not depend on the units of y", {
   data <- mtcars
-  for (features in c("rff", "fastfood", "rbin")) {
+  for (features in c("rff", "fastfood", "rbin", "nystrom")) {
     for (lambda in list("cv", "gcv")) {
       if (features == "rbin" && identical(lambda, "gcv")) next
       fits <- lapply(c(1, 1e154, 1e-200, 2^-1000), function(s) {
@@ -24,6 +24,7 @@ test_that("the lambda choice and the predictions do not depend on the units of y
         # smallest candidates tie to rounding (and a sanitizer build rounds
         # differently): 16 features keep its choice well posed.
         size <- if (features == "rbin") list(n_grids = 20) else
+          if (features == "nystrom") list(n_centers = 16) else
           list(n_features = if (identical(lambda, "gcv")) 16 else 256)
         fit <- suppressWarnings(do.call(krr_fit, c(list(mpg ~ ., data, features = features,
                                                         lambda = lambda, n_threads = 1, seed = 2),
