@@ -14,7 +14,7 @@ test_that("the default lambda is chosen by 5-fold CV", {
 
 test_that("the lambda choice and the predictions do not depend on the units of y", {
   data <- mtcars
-  for (features in c("rff", "fastfood", "rbin")) {
+  for (features in c("rff", "fastfood", "rbin", "nystrom")) {
     for (lambda in list("cv", "gcv")) {
       if (features == "rbin" && identical(lambda, "gcv")) next
       fits <- lapply(c(1, 1e154, 1e-200, 2^-1000), function(s) {
@@ -24,6 +24,7 @@ test_that("the lambda choice and the predictions do not depend on the units of y
         # smallest candidates tie to rounding (and a sanitizer build rounds
         # differently): 16 features keep its choice well posed.
         size <- if (features == "rbin") list(n_grids = 20) else
+          if (features == "nystrom") list(n_centers = 16) else
           list(n_features = if (identical(lambda, "gcv")) 16 else 256)
         fit <- suppressWarnings(do.call(krr_fit, c(list(mpg ~ ., data, features = features,
                                                         lambda = lambda, n_threads = 1, seed = 2),
@@ -163,4 +164,27 @@ test_that("the bandwidth search's scores are ARD's held-out objective at equal b
     expect_equal(kitchen:::isotropic_scores(problem, log_sigma, log_lambdas), expected,
                  tolerance = 1e-8)
   }
+})
+
+test_that("a map built by name takes one seed from the stream: folds and bandwidth do not depend on its size", {
+  set.seed(8)
+  x <- matrix(runif(200 * 2), 200, 2)
+  y <- sin(6 * x[, 1]) + rnorm(200, sd = 0.1)
+  fit_and_next_draw <- function(D) {
+    set.seed(9)
+    fit <- krr_fit(x, y, features = "rff", n_features = D, n_threads = 1, verbose = FALSE)
+    list(fit = fit, next_draw = runif(1))
+  }
+  small <- fit_and_next_draw(64)
+  large <- fit_and_next_draw(256)
+  expect_identical(small$next_draw, large$next_draw)          # the same draws from the stream
+  expect_identical(small$fit$map$kernel$sigma, large$fit$map$kernel$sigma)
+  # The same fit as with that seed given and the folds drawn next.
+  set.seed(9)
+  seed <- sample.int(.Machine$integer.max, 1L)
+  folds <- sample(rep_len(1:5, 200))
+  given <- krr_fit(x, y, features = "rff", n_features = 64, seed = seed, folds = folds,
+                   n_threads = 1, verbose = FALSE)
+  expect_identical(given$coefficients, small$fit$coefficients)
+  expect_identical(given$map$kernel$sigma, small$fit$map$kernel$sigma)
 })
