@@ -20,6 +20,7 @@
 #include "kitchen/gemm_simd.hpp"
 #include "kitchen/inverse_root.hpp"
 #include "kitchen/tridiagonal.hpp"
+#include "packed_product_threads.h"
 #include "parallel_chunks.h"
 
 // MRRR for a symmetric tridiagonal matrix; in every LAPACK since 3.1 (R's
@@ -97,21 +98,10 @@ Rcpp::NumericMatrix outer_product(const double* s, std::vector<double>& st, std:
     double* res = out.begin();
     const double unit_cost = kitchen::gemm_block_rows * kitchen::gemm_group_strips *
                              kitchen::gram_strip_width(level) * 2.0 * r;
-    kitchen_glue::parallel_for_chunks(kitchen::gemm_n_units(n, rhs), unit_cost, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      std::vector<double> lhs;
-      try {
-        lhs.resize(kitchen::gemm_lhs_size(level));
-      } catch (...) {
-        failed.store(true);
-        return;
-      }
-      for (std::size_t i = begin; i < end; ++i) {
-        const kitchen::gemm_unit u = kitchen::gemm_unit_at(i, n, n, rhs, level);
-        kitchen::gemm_packed_product(s, n, r, rhs, n, u, level, lhs.data(), res, n);
-      }
-    });
-    if (failed.load()) Rcpp::stop("Not enough memory for the product S S'.");
+    if (!kitchen_glue::packed_product_over_threads(s, n, r, rhs, n, level, res, n, unit_cost,
+                                                   n_threads, [](const kitchen::gemm_unit&) {})) {
+      Rcpp::stop("Not enough memory for the product S S'.");
+    }
     return out;
   }
   std::vector<double>().swap(st);

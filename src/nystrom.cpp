@@ -5,7 +5,6 @@
 #include <Rcpp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <memory>
 #include <cstddef>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "kitchen/gemm_simd.hpp"
 #include "kitchen/nystrom.hpp"
+#include "packed_product_threads.h"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
 
@@ -58,7 +58,6 @@ SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center,
     });
   }
   const kitchen::matrix_view cv = kitchen::column_major(centers.begin(), m, d);
-  std::atomic<bool> failed(false);
   for (std::size_t r0 = 0; r0 < n; r0 += block) {
     const std::size_t rows = std::min(block, n - r0);
     kitchen::nystrom_rescale_rows(x.begin(), n, r0, rows, d, center.begin(), divisor.begin(),
@@ -75,22 +74,11 @@ SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center,
     if (packed) {
       const double unit_cost = kitchen::gemm_block_rows * kitchen::gemm_group_strips *
                                kitchen::gram_strip_width(level) * 2.0 * m;
-      kitchen_glue::parallel_for_chunks(kitchen::gemm_n_units(rows, *rhs), unit_cost, n_threads,
-                                        [&](std::size_t begin, std::size_t end) {
-        std::vector<double> lhs;
-        try {
-          lhs.resize(kitchen::gemm_lhs_size(level));
-        } catch (...) {
-          failed.store(true);
-          return;
-        }
-        for (std::size_t i = begin; i < end; ++i) {
-          const kitchen::gemm_unit u = kitchen::gemm_unit_at(i, rows, m, *rhs, level);
-          kitchen::gemm_packed_product(kc.data(), rows, m, *rhs, m, u, level, lhs.data(),
-                                       res + r0, n);
-        }
-      });
-      if (failed.load()) Rcpp::stop("Not enough memory for the feature products.");
+      if (!kitchen_glue::packed_product_over_threads(kc.data(), rows, m, *rhs, m, level, res + r0,
+                                                     n, unit_cost, n_threads,
+                                                     [](const kitchen::gemm_unit&) {})) {
+        Rcpp::stop("Not enough memory for the feature products.");
+      }
     } else {
       const std::size_t group = 64;
       kitchen_glue::parallel_for_chunks((m + group - 1) / group, 2.0 * rows * m * group, n_threads,

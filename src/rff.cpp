@@ -5,7 +5,6 @@
 #include <Rcpp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -14,6 +13,7 @@
 
 #include "kitchen/gemm_simd.hpp"
 #include "kitchen/rff.hpp"
+#include "packed_product_threads.h"
 #include "parallel_chunks.h"
 #include "feature_fill.h"
 #include "map_fields.h"
@@ -71,24 +71,12 @@ void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const doubl
   });
   const double unit_cost = kitchen::gemm_block_rows * kitchen::gemm_group_strips *
                            kitchen::gram_strip_width(level) * (2.0 * d + 30.0);
-  std::atomic<bool> failed(false);
-  kitchen_glue::parallel_for_chunks(kitchen::gemm_n_units(n, rhs), unit_cost, n_threads,
-                                    [&](std::size_t begin, std::size_t end) {
-    std::vector<double> lhs;
-    try {
-      lhs.resize(kitchen::gemm_lhs_size(level));
-    } catch (...) {
-      failed.store(true);
-      return;
-    }
-    for (std::size_t i = begin; i < end; ++i) {
-      const kitchen::gemm_unit u = kitchen::gemm_unit_at(i, n, m, rhs, level);
-      kitchen::gemm_packed_product(x, n, d, rhs, m, u, level, lhs.data(), res, n);
-      kitchen::rff_nonlinearity(res + u.row_begin, u.row_end - u.row_begin, n, m, u.col_begin,
-                                u.col_end, offset, kind, level);
-    }
-  });
-  if (failed.load()) Rcpp::stop("Not enough memory for the feature products.");
+  const bool done = kitchen_glue::packed_product_over_threads(
+      x, n, d, rhs, m, level, res, n, unit_cost, n_threads, [&](const kitchen::gemm_unit& u) {
+        kitchen::rff_nonlinearity(res + u.row_begin, u.row_end - u.row_begin, n, m, u.col_begin,
+                                  u.col_end, offset, kind, level);
+      });
+  if (!done) Rcpp::stop("Not enough memory for the feature products.");
 }
 
 }  // namespace
