@@ -31,7 +31,7 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
     }
   }
   fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
-                  weights %||% rep(1, nrow(x)))
+                  weights %||% rep(1, nrow(x)), n_threads)
 }
 
 # The calibration model's inputs: for two classes the scores are opposite
@@ -45,7 +45,7 @@ calibration_inputs <- function(scores) {
 # by Newton's method with step halving, with a small ridge penalty on the
 # slopes (1e-3 * ||B||^2, so that separable classes give finite
 # coefficients). Small: (1 + p) x (K - 1) parameters.
-fit_calibration <- function(inputs, labels, weights, penalty = 1e-3, max_iter = 100) {
+fit_calibration <- function(inputs, labels, weights, n_threads, penalty = 1e-3, max_iter = 100) {
   k <- max(labels, 2L)
   design <- cbind(1, inputs)
   d <- ncol(design)
@@ -63,7 +63,7 @@ fit_calibration <- function(inputs, labels, weights, penalty = 1e-3, max_iter = 
   for (iteration in seq_len(max_iter)) {
     p <- softmax_rows(links_of(theta))
     gradient <- c(crossprod(design, weights * (p - onehot)[, -1, drop = FALSE])) + 2 * ridge * theta
-    hessian <- calibration_hessian(design, p[, -1, drop = FALSE], weights)
+    hessian <- calibration_hessian(design, p[, -1, drop = FALSE], weights, n_threads)
     hessian <- hessian + diag(2 * ridge + 1e-12, length(theta))
     step <- solve(hessian, gradient)
     t <- 1
@@ -87,7 +87,7 @@ fit_calibration <- function(inputs, labels, weights, penalty = 1e-3, max_iter = 
 # sqrt(w_i) q_i (x) x_i. M'M in one product on kitchen's SIMD kernels, by
 # blocks of rows: with 26 classes the (K - 1)^2 products of X' diag() X
 # this replaces took most of a 16,000-row fit.
-calibration_hessian <- function(design, q, weights, block_size = 4096L) {
+calibration_hessian <- function(design, q, weights, n_threads, block_size = 4096L) {
   d <- ncol(design)
   size <- d * ncol(q)
   outer_products <- matrix(0, size, size)
@@ -96,8 +96,8 @@ calibration_hessian <- function(design, q, weights, block_size = 4096L) {
     rows <- start:min(nrow(design), start + block_size - 1L)
     m <- (root_w[rows] * q[rows, rep(seq_len(ncol(q)), each = d), drop = FALSE]) *
       design[rows, rep(seq_len(d), ncol(q)), drop = FALSE]
-    outer_products <- gram_update_cpp(outer_products, m, products_on_blas(),
-                                      resolve_threads(NULL), resolve_simd())
+    outer_products <- gram_update_cpp(outer_products, m, products_on_blas(), n_threads,
+                                      resolve_simd())
   }
   hessian <- -gram_symmetrize_cpp(outer_products)
   for (a in seq_len(ncol(q))) {

@@ -147,7 +147,8 @@ test_that("the calibration's Hessian equals its (K - 1)^2 blocks written out", {
         crossprod(design, w * p[, a] * ((a == b) - p[, b]) * design)
     }
     # block_size below n: the rows' outer products are summed over blocks
-    expect_equal(kitchen:::calibration_hessian(design, p[, -1, drop = FALSE], w, block_size = 256L),
+    expect_equal(kitchen:::calibration_hessian(design, p[, -1, drop = FALSE], w, 2L,
+                                                 block_size = 256L),
                  blocks, tolerance = 1e-12)
   }
 })
