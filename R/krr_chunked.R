@@ -63,6 +63,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
     chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here,
                        first_pass = first_pass)
   }, resolve_threads(n_threads))
+  if (!logistic) search <- unscale_search(search, search$stats$y_scale)
   info <- search$stats$chunks
   fit <- warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
                                            info$response, search$stats$rows, info$col_names,
@@ -109,8 +110,8 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
       merged <- merge_response(response, part$response)
       response <<- merged$state
       fold <- if (!is.null(n_folds)) (i - 1) %% n_folds + 1
-      acc <<- add_partial(acc, map, part$stats, merged$columns, response_width(merged$state),
-                          n_folds, fold)
+      acc <<- add_partial(acc, map, part$stats, part$y_scale, merged$columns,
+                          response_width(merged$state), n_folds, fold)
     })
   })
   if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
@@ -120,6 +121,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
               call = call)
   }
   stats <- finish_statistics(acc)
+  stats$y_scale <- acc$y_scale
   if (response$type == "class") {
     response <- class_levels(response, call)
     stats <- class_statistics(stats, response)
@@ -140,10 +142,11 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
   if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
   coded <- chunk_response(chunk$y, nrow(x))
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
+  y_scale <- response_scale(coded$y)  # 1 for class indicators (R/response_scale.R)
   acc <- new_accumulator(map, ncol(coded$y))
-  acc <- accumulate_rows(acc, map, x, coded$y, NULL, block_size, resolve_threads(n_threads),
+  acc <- accumulate_rows(acc, map, x, coded$y / y_scale, NULL, block_size, resolve_threads(n_threads),
                          weights = weights)
-  list(stats = acc$total, response = coded$state, col_names = names,
+  list(stats = acc$total, y_scale = y_scale, response = coded$state, col_names = names,
        fingerprint = chunk_fingerprint(x, coded, weights))
 }
 
@@ -195,9 +198,25 @@ chunk_columns_differ <- function(names, col_names) {
 }
 
 # Adds a chunk's partial sums to the running ones (per fold with folds);
-# `columns` places its response columns among the `k` known so far.
-add_partial <- function(acc, map, stats, columns, k, n_folds, fold) {
-  if (is.null(acc)) acc <- new_accumulator(map, k, n_folds)
+# `columns` places its response columns among the `k` known so far. Each
+# chunk's sums are of y / y_scale, its own power of two (R/response_scale.R);
+# the running sums are kept in units of the largest so far, so that at the
+# end they are in those of response_scale() of all rows, as in memory.
+# Powers of two rescale exactly: a response of order 1 gives the same bits.
+add_partial <- function(acc, map, stats, y_scale, columns, k, n_folds, fold) {
+  if (is.null(acc)) {
+    acc <- new_accumulator(map, k, n_folds)
+    acc$y_scale <- y_scale
+  }
+  if (y_scale > acc$y_scale) {
+    acc$total <- rescale_response_sums(acc$total, acc$y_scale / y_scale)
+    if (!is.null(acc$per_fold)) {
+      acc$per_fold <- lapply(acc$per_fold, rescale_response_sums, acc$y_scale / y_scale)
+    }
+    acc$y_scale <- y_scale
+  } else if (y_scale < acc$y_scale) {
+    stats <- rescale_response_sums(stats, y_scale / acc$y_scale)
+  }
   acc <- widen_accumulator(acc, k)
   if (!identical(columns, seq_len(k))) {
     zy <- matrix(0, nrow(stats$zy), k)
@@ -215,6 +234,14 @@ add_partial <- function(acc, map, stats, columns, k, n_folds, fold) {
     acc$per_fold[[fold]] <- sum_statistics(acc$per_fold[[fold]], stats)
   }
   acc
+}
+
+# Sums of y (Z'y, sum y, y'y) for y multiplied by `ratio`.
+rescale_response_sums <- function(stats, ratio) {
+  stats$zy <- stats$zy * ratio
+  stats$ysum <- stats$ysum * ratio
+  stats$yy <- stats$yy * ratio * ratio  # ratio^2 alone could underflow
+  stats
 }
 
 # A chunk holding chunk 1's columns in another order, for a map without

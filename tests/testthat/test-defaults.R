@@ -43,6 +43,34 @@ test_that("the lambda choice and the predictions do not depend on the units of y
   }
 })
 
+test_that("chunked fits do not depend on the units of y either, chunk by chunk", {
+  set.seed(4)
+  x <- matrix(rnorm(600 * 3), 600)
+  y0 <- sin(x[, 1]) + rnorm(600, sd = 0.1)
+  y0[401:600] <- y0[401:600] * 37   # the last chunks set a larger scale than the first
+  rows <- split(seq_len(600), rep(1:6, each = 100))
+  for (map in list(rff(x, 64, sigma = 1, seed = 1), fastfood(x, 64, sigma = 1, seed = 1))) {
+    fits <- lapply(c(1, 1e160, 1e-200, 2^-1000), function(s) {
+      data <- chunked(lapply(rows, function(i) list(x = x[i, ], y = y0[i] * s)))
+      gcv <- krr_fit(data, map, lambda = "gcv", n_threads = 1, verbose = FALSE)
+      cv <- krr_fit(data, map, lambda = "cv", n_folds = 3, n_threads = 1, verbose = FALSE)
+      list(gcv = gcv, cv = cv, prediction = cbind(predict(gcv, x, n_threads = 1),
+                                                  predict(cv, x, n_threads = 1)) / s)
+    })
+    # as in memory (the same GCV choice; the sums, and the candidates made
+    # from them, differ in order of addition only)
+    in_memory <- krr_fit(x, y0, map, lambda = "gcv", n_threads = 1)
+    expect_equal(fits[[1]]$gcv$lambda, in_memory$lambda, tolerance = 1e-12)
+    expect_equal(fits[[1]]$prediction[, 1], predict(in_memory, x, n_threads = 1), tolerance = 1e-10)
+    for (other in fits[-1]) {
+      expect_identical(other$gcv$lambda, fits[[1]]$gcv$lambda)
+      expect_identical(other$cv$lambda, fits[[1]]$cv$lambda)
+      expect_equal(other$prediction, fits[[1]]$prediction, tolerance = 1e-10)
+    }
+    expect_identical(fits[[4]]$prediction, fits[[1]]$prediction)
+  }
+})
+
 test_that("the default fit on mtcars does not interpolate and beats the mean", {
   fit <- expect_no_warning(krr_fit(mpg ~ ., mtcars[1:24, ], features = "rff", seed = 1,
                                    n_threads = 1))
