@@ -185,7 +185,8 @@ ard_map_chunked <- function(map, data, n_threads, call = rlang::caller_env()) {
   if (rows == 0) abort_arg("{.arg x} has no chunks to learn the bandwidths from.", call = call)
   y <- if (is.factor(ys[[1]])) unlist(ys) else do.call(rbind, lapply(ys, as.matrix))
   y <- with_chunk(data, 1, "holds bad data", call = call, krr_response(y, rows)$y)
-  ard_map(map, do.call(rbind, xs), y, unlist(ws), n_threads, call = call)
+  # in the units the search sees in memory (R/response_scale.R)
+  ard_map(map, do.call(rbind, xs), y / response_scale(y), unlist(ws), n_threads, call = call)
 }
 
 # Up to n_rows random rows, rescaled as the map rescales them, with their

@@ -71,6 +71,21 @@ test_that("chunked fits do not depend on the units of y either, chunk by chunk",
   }
 })
 
+test_that("the per-column bandwidth search on chunked data takes y of any size", {
+  set.seed(4)
+  x <- matrix(rnorm(600 * 3), 600)
+  y <- sin(x[, 1]) + rnorm(600, sd = 0.1)
+  rows <- split(seq_len(600), rep(1:3, each = 200))
+  map <- rff(x, 32, sigma = 1, seed = 1)
+  fits <- lapply(c(1, 1e160), function(s) {
+    data <- chunked(lapply(rows, function(i) list(x = x[i, ], y = y[i] * s)))
+    set.seed(2)
+    krr_fit(data, map, sigma = "ard", lambda = "gcv", n_threads = 1, verbose = FALSE)
+  })
+  expect_equal(fits[[2]]$map$kernel$sigma, fits[[1]]$map$kernel$sigma, tolerance = 1e-4)
+  expect_equal(fits[[2]]$lambda, fits[[1]]$lambda, tolerance = 1e-4)
+})
+
 test_that("the default fit on mtcars does not interpolate and beats the mean", {
   fit <- expect_no_warning(krr_fit(mpg ~ ., mtcars[1:24, ], features = "rff", seed = 1,
                                    n_threads = 1))
