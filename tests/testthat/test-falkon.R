@@ -103,17 +103,8 @@ test_that("an interrupt stops a long FALKON solve promptly", {
                 "map <- nystrom(x, 300, sigma = 2, seed = 1); cat('ready\\n');",
                 "krr_fit(x, x[, 1], map, lambda = 1e-8, solver = 'falkon', tol = 1e-300,",
                 "max_iter = 1e6, verbose = FALSE)")
-  child <- processx::process$new(
-    file.path(R.home("bin"), "Rscript"), c("-e", code), stdout = "|", stderr = "|",
-    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
-            KITCHEN_NUM_THREADS = "2"))
-  on.exit(if (child$is_alive()) child$kill())
-  child$poll_io(60000)  # "ready": the map is built
-  Sys.sleep(3)          # inside the iterations
-  expect_true(child$is_alive())
-  started <- Sys.time()
-  child$signal(2L)  # SIGINT
-  child$wait(timeout = 30000)
-  expect_false(child$is_alive())
-  expect_lt(as.numeric(difftime(Sys.time(), started, units = "secs")), 2.5)
+  # after "ready", inside the iterations
+  delay <- interrupt_delay(code, warm_up = 3, ready = TRUE)
+  expect_false(is.na(delay), label = "still running at the signal")
+  expect_lt(delay, 2.5)
 })

@@ -2,23 +2,6 @@
 # control promptly: the child R process running the call stops within a
 # couple of seconds of the signal, instead of finishing its minutes of work.
 
-interrupt_delay <- function(code, warm_up = 2) {
-  child <- processx::process$new(
-    file.path(R.home("bin"), "Rscript"), c("-e", code),
-    stdout = "|", stderr = "|",
-    # the child must find the kitchen being tested (under R CMD check, in its own library)
-    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
-            KITCHEN_NUM_THREADS = "2"))
-  on.exit(if (child$is_alive()) child$kill())
-  Sys.sleep(warm_up)
-  if (!child$is_alive()) return(NA_real_)  # finished (or failed) before the signal
-  started <- Sys.time()
-  child$signal(2L)  # SIGINT
-  child$wait(timeout = 30000)
-  if (child$is_alive()) return(Inf)
-  as.numeric(difftime(Sys.time(), started, units = "secs"))
-}
-
 test_that("an interrupt stops long krr_fit, rff, kernel_matrix and fwht calls promptly", {
   skip_if_not_installed("processx")
   skip_on_os("windows")  # no SIGINT to send

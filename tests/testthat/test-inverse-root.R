@@ -97,17 +97,8 @@ test_that("an interrupt stops the construction of a large map promptly", {
   # takes tens of seconds on two cores.
   code <- paste("library(kitchen); set.seed(1); x <- matrix(runif(5000 * 10), 5000);",
                 "cat('ready\\n'); nystrom(x, 5000, seed = 1)")
-  child <- processx::process$new(
-    file.path(R.home("bin"), "Rscript"), c("-e", code), stdout = "|", stderr = "|",
-    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep),
-            KITCHEN_NUM_THREADS = "2"))
-  on.exit(if (child$is_alive()) child$kill())
-  child$poll_io(60000)  # "ready": the package is loaded
-  Sys.sleep(4)          # K_CC done, inside the reduction
-  expect_true(child$is_alive())
-  started <- Sys.time()
-  child$signal(2L)  # SIGINT
-  child$wait(timeout = 30000)
-  expect_false(child$is_alive())
-  expect_lt(as.numeric(difftime(Sys.time(), started, units = "secs")), 2.5)
+  # after "ready", K_CC done, inside the reduction
+  delay <- interrupt_delay(code, warm_up = 4, ready = TRUE)
+  expect_false(is.na(delay), label = "still running at the signal")
+  expect_lt(delay, 2.5)
 })
