@@ -346,7 +346,11 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     search <- binned_bandwidth_search(map, x, response$y, if (identical(sigma, "auto")) "auto" else sigmas,
                                       lambda, folds, tol, max_iter, n_threads, verbose, weights)  # R/krr_binned_search.R
   } else {
+    # Far fewer rows than features: n x n algebra on the held features
+    # (R/krr_dual.R), the same fit.
+    dual <- dual_path_chosen(map, nrow(x), solver)
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
+      if (dual) return(dual_statistics(candidate, x, response$y, n_threads, folds, weights))
       krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds, weights)
     }, n_threads)
   }
