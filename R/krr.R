@@ -27,8 +27,8 @@
 #'   `bench/defaults.R` (1000 rff features), GCV's test error was 4.6 times
 #'   CV's on mtcars and 8 times on iris, and never clearly better
 #'   (results in `bench/results/defaults.md`). CV costs five more
-#'   reductions of a `D x D` matrix (noticeable when `D` is large and the
-#'   rows few), and the same single pass over the data.
+#'   reductions of a `D x D` matrix (of an `n x n` one when the rows are
+#'   few: see the dual path below), and the same single pass over the data.
 #' * candidates are scored on the response divided by a power of two near
 #'   its largest magnitude (and the solution multiplied back, exactly), so
 #'   the choice does not depend on the units of `y` and `y'y` cannot
@@ -84,6 +84,48 @@
 #' are scored by K-fold cross-validation instead: per-fold sufficient
 #' statistics are gathered in the same single pass, and each fold's
 #' validation error is computed from them exactly, with no second pass.
+#'
+#' **Far fewer rows than features: the dual path.** Every reduction above
+#' is of a `D x D` matrix, whatever the number of rows: on mtcars (32 rows)
+#' with 4000 features, a default fit took minutes. When the rows are at
+#' most a quarter of the features (`4 * nrow(x) <= n_features`), a
+#' least-squares fit of an rff, Fastfood or Nystroem map on data in memory
+#' (`solver = "direct"`) therefore works with rows instead: it computes the
+#' `n x D` feature matrix once and the `n x n` Gram matrix `K = A A'` of its
+#' rows centred (and scaled by the square roots of the weights), `A`. The
+#' ridge coefficients are `w = A' (K + lambda I)^-1 b` (`b` the centred,
+#' weighted response), the effective degrees of freedom of GCV are
+#' `1 + sum(e / (e + lambda))` over the eigenvalues `e` of `K` (the non-zero
+#' eigenvalues of the centred `Z'Z`), and each CV fold (including the
+#' bandwidth screen's fold 1 and the folds of the class calibration) needs
+#' only the eigendecomposition of its training rows' `K`, centred at their
+#' own mean, and their cross-Gram matrix with the held-out rows. The
+#' candidates, the scores, the choice of lambda and sigma and the returned
+#' fit (coefficients in feature space, intercepts, path) are the primal
+#' path's, to rounding (1e-8 relative or better in the tests), so
+#' `predict()`, `summary()` and `saveRDS()` are unchanged; on mtcars with
+#' 4000 features the default fit took 1.2 s instead of 191 s (a loaded
+#' machine; `bench/results/dual-path.md` in kitchen's source repository).
+#' Memory: the `n x D` features (less than one `D x D` matrix of the primal
+#' path) and a few `n x n` matrices. Why a quarter: the dual path's
+#' eigendecompositions (R's `eigen()`, LAPACK on R's BLAS, with
+#' eigenvectors) cost several times more per row than kitchen's threaded
+#' reduction per feature, so the two cost the same near `n = D / 2` on the
+#' reference BLAS (measured in the same file), and a quarter keeps the
+#' dual path well on the cheaper side. Where the primal path's own
+#' arithmetic is at rounding level, the two differ: at the smallest
+#' candidates, with `D` much larger than `n`, the primal's `D - n` zero
+#' eigenvalues come out as rounding noise that adds to the effective degrees
+#' of freedom, and its residual sum of squares cancels to zero, so GCV's
+#' score there is noise (it chose the smallest candidate on mtcars); the
+#' dual path computes the residual without cancellation and leaves those
+#' eigenvalues out, and its scores are the exact ones (checked against an
+#' SVD in the tests). A single given lambda too small for the primal's
+#' Cholesky factorisation gives the minimum-norm interpolating fit instead
+#' of an error. `options(kitchen.dual = FALSE)` forces the primal path,
+#' `TRUE` the dual one whenever the fit allows it (any number of rows);
+#' the default is `"auto"`. [rbin()] maps, `loss = "logistic"`,
+#' `solver = "falkon"` and chunked data keep their own paths.
 #'
 #' `sigma` scores several bandwidths: the map's random draws are kept and
 #' only rescaled for each candidate (so the score curve is smooth and the
