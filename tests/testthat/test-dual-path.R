@@ -66,6 +66,15 @@ test_that("lambda by CV: the dual path gives the primal's fit (rff, fastfood, Ny
   }
 })
 
+test_that("sparse input agrees", {
+  set.seed(1)
+  x <- Matrix::rsparsematrix(40, 6, 0.3)
+  y <- rnorm(40)
+  for (map in list(rff(x, 200, sigma = 1, seed = 1), fastfood(x, 256, sigma = 1, seed = 1))) {
+    expect_same_fit(both_paths(function() krr_fit(x, y, map, n_threads = 2)))
+  }
+})
+
 test_that("weights, several responses, a fixed lambda and a vector of candidates agree", {
   s <- dual_data()
   map <- rff(s$x, 400, sigma = 1.5, seed = 1)
