@@ -103,17 +103,19 @@
 #' candidates, the scores, the choice of lambda and sigma and the returned
 #' fit (coefficients in feature space, intercepts, path) are the primal
 #' path's, to rounding (1e-8 relative or better in the tests), so
-#' `predict()`, `summary()` and `saveRDS()` are unchanged; on mtcars with
-#' 4000 features the default fit took 1.2 s instead of 191 s (a loaded
-#' machine; `bench/results/dual-path.md` in kitchen's source repository).
+#' `predict()`, `summary()` and `saveRDS()` are unchanged; with 4000
+#' features the default fit took 0.4-1.2 s instead of 97-191 s on 24 rows
+#' of mtcars, and about 1 s instead of 100-220 s on iris and Sonar (a loaded
+#' 2-core machine; `bench/results/dual-path.md` in kitchen's source
+#' repository).
 #' Memory: the `n x D` features (less than one `D x D` matrix of the primal
 #' path) and a few `n x n` matrices. Why a quarter: the dual path's
 #' eigendecompositions (R's `eigen()`, LAPACK on R's BLAS, with
 #' eigenvectors) cost several times more per row than kitchen's threaded
 #' reduction per feature, so the two cost the same near `n = D / 2` on the
-#' reference BLAS (12.8 s each at 1000 rows and 2000 features, 13.4 s
-#' against 2.6 s at 500 rows, in the same file), and a quarter keeps the
-#' dual path well on the cheaper side. Where the primal path's own
+#' reference BLAS (11-13 s each at 1000 rows and 2000 features; 11.6-13.4 s
+#' against 2.3-2.6 s at 500 rows, in the same file), and a quarter keeps
+#' the dual path well on the cheaper side. Where the primal path's own
 #' arithmetic is at rounding level, the two differ: at the smallest
 #' candidates, with `D` much larger than `n`, the primal's `D - n` zero
 #' eigenvalues come out as rounding noise that adds to the effective degrees

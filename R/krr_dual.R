@@ -34,8 +34,8 @@ dual_path_chosen <- function(map, n, solver, call = rlang::caller_env()) {
 # reduction each (kitchen's threaded SIMD code, a third of an
 # eigendecomposition's work and several times faster per flop on the
 # reference BLAS). bench/results/dual-path.md: at D = 2000 (every default,
-# loaded 2-core machine, reference BLAS) both took 12.8 s at n = 1000 = D/2,
-# the primal 13.4 s and the dual 2.6 s at n = D/4.
+# loaded 2-core machine, reference BLAS) both took 11-13 s at n = 1000 =
+# D/2, the primal 11.6-13.4 s and the dual 2.3-2.6 s at n = D/4.
 dual_path_pays <- function(n, n_features) 4 * n <= n_features
 
 is_dual_statistics <- function(stats) inherits(stats, "kitchen_dual_statistics")
