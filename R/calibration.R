@@ -13,6 +13,9 @@
 # drawn, so that a fit leaves the RNG state as before).
 class_calibration <- function(map, x, coded, weights, stats, folds, lambda, block_size,
                               n_threads) {
+  if (is_dual_statistics(stats)) {
+    return(dual_class_calibration(stats, coded, weights, folds, lambda, n_threads))  # R/krr_dual.R
+  }
   if (is.null(folds) || is.null(stats$folds)) {
     folds <- (seq_len(nrow(x)) - 1L) %% min(5L, nrow(x)) + 1L
     stats <- krr_statistics(map, x, coded, block_size, n_threads, FALSE, folds, weights)

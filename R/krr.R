@@ -27,8 +27,8 @@
 #'   `bench/defaults.R` (1000 rff features), GCV's test error was 4.6 times
 #'   CV's on mtcars and 8 times on iris, and never clearly better
 #'   (results in `bench/results/defaults.md`). CV costs five more
-#'   reductions of a `D x D` matrix (noticeable when `D` is large and the
-#'   rows few), and the same single pass over the data.
+#'   reductions of a `D x D` matrix (of an `n x n` one when the rows are
+#'   few: see the dual path below), and the same single pass over the data.
 #' * candidates are scored on the response divided by a power of two near
 #'   its largest magnitude (and the solution multiplied back, exactly), so
 #'   the choice does not depend on the units of `y` and `y'y` cannot
@@ -84,6 +84,55 @@
 #' are scored by K-fold cross-validation instead: per-fold sufficient
 #' statistics are gathered in the same single pass, and each fold's
 #' validation error is computed from them exactly, with no second pass.
+#'
+#' **Far fewer rows than features: the dual path.** Every reduction above
+#' is of a `D x D` matrix, whatever the number of rows: on mtcars (32 rows)
+#' with 4000 features, a default fit took minutes. When the rows are at
+#' most a quarter of the features (`4 * nrow(x) <= n_features`), a
+#' least-squares fit of an rff, Fastfood or Nystroem map on data in memory
+#' (`solver = "direct"`) therefore works with rows instead: it computes the
+#' `n x D` feature matrix once and the `n x n` Gram matrix `K = A A'` of its
+#' rows centred (and scaled by the square roots of the weights), `A`. The
+#' ridge coefficients are `w = A' (K + lambda I)^-1 b` (`b` the centred,
+#' weighted response), the effective degrees of freedom of GCV are
+#' `1 + sum(e / (e + lambda))` over the eigenvalues `e` of `K` (the non-zero
+#' eigenvalues of the centred `Z'Z`), and each CV fold (including the
+#' bandwidth screen's fold 1 and the folds of the class calibration) needs
+#' only the eigendecomposition of its training rows' `K`, centred at their
+#' own mean, and their cross-Gram matrix with the held-out rows. The
+#' candidates, the scores, the choice of lambda and sigma and the returned
+#' fit (coefficients in feature space, intercepts, path) are the primal
+#' path's, to rounding (1e-8 relative or better in the tests), so
+#' `predict()`, `summary()` and `saveRDS()` are unchanged; with 4000
+#' features the default fit took 0.4-1.2 s instead of 97-191 s on 24 rows
+#' of mtcars, and about 1 s instead of 100-220 s on iris and Sonar (a loaded
+#' 2-core machine; `bench/results/dual-path.md` in kitchen's source
+#' repository).
+#' Memory: the `n x D` features (less than one `D x D` matrix of the primal
+#' path) and a few `n x n` matrices. Why a quarter: the dual path's
+#' eigendecompositions (R's `eigen()`, LAPACK on R's BLAS, with
+#' eigenvectors) cost several times more per row than kitchen's threaded
+#' reduction per feature, so the two cost the same near `n = D / 2` on the
+#' reference BLAS (11-13 s each at 1000 rows and 2000 features; 11.6-13.4 s
+#' against 2.3-2.6 s at 500 rows, in the same file), and a quarter keeps
+#' the dual path well on the cheaper side. It also needs at most 1000
+#' rows: R's `eigen()` cannot be interrupted, and takes 1-4 s at 1000 rows
+#' on such a machine (12 s at 1500), while the primal path stops within a
+#' second or two of Ctrl-C. Where the primal path's own
+#' arithmetic is at rounding level, the two differ: at the smallest
+#' candidates, with `D` much larger than `n`, the primal's `D - n` zero
+#' eigenvalues come out as rounding noise that adds to the effective degrees
+#' of freedom, and its residual sum of squares cancels to zero, so GCV's
+#' score there is noise (with 500 features and `lambda = "gcv"`, it chose
+#' the smallest candidate on mtcars, df 32.1 of 32 rows); the
+#' dual path computes the residual without cancellation and leaves those
+#' eigenvalues out, and its scores are the exact ones (checked against an
+#' SVD in the tests). A single given lambda too small for the primal's
+#' Cholesky factorisation gives the minimum-norm interpolating fit instead
+#' of an error. `options(kitchen.dual = FALSE)` forces the primal path,
+#' `TRUE` the dual one whenever the fit allows it (any number of rows);
+#' the default is `"auto"`. [rbin()] maps, `loss = "logistic"`,
+#' `solver = "falkon"` and chunked data keep their own paths.
 #'
 #' `sigma` scores several bandwidths: the map's random draws are kept and
 #' only rescaled for each candidate (so the score curve is smooth and the
@@ -346,7 +395,11 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     search <- binned_bandwidth_search(map, x, response$y, if (identical(sigma, "auto")) "auto" else sigmas,
                                       lambda, folds, tol, max_iter, n_threads, verbose, weights)  # R/krr_binned_search.R
   } else {
+    # Far fewer rows than features: n x n algebra on the held features
+    # (R/krr_dual.R), the same fit.
+    dual <- dual_path_chosen(map, nrow(x), solver)
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
+      if (dual) return(dual_statistics(candidate, x, response$y, n_threads, folds, weights))
       krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds, weights)
     }, n_threads)
   }

@@ -82,6 +82,7 @@ screened_bandwidth_search <- function(sigmas, run_pass, n_threads, read, n_full 
 # column, the best of them (score) and its lambda. Constant features (or
 # no finite error) score Inf.
 screen_fold_path <- function(stats, n_threads) {
+  if (is_dual_statistics(stats)) return(dual_screen_fold_path(stats))  # R/krr_dual.R
   centred_diagonal <- centred_gram_diagonal(stats)
   if (features_constant(centred_diagonal, diag(stats$gram))) {
     return(list(sse = NULL, score = Inf, lambda = NA_real_,

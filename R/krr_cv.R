@@ -36,6 +36,7 @@ cv_path <- function(stats, lambdas, n_threads, screened = NULL) {
 # The summed squared validation error of the folds `which` (positions in
 # stats$folds), added to `sse`, for each lambda.
 fold_sse <- function(stats, lambdas, n_threads, which, sse = numeric(length(lambdas))) {
+  if (is_dual_statistics(stats)) return(dual_fold_sse(stats, lambdas, which, sse))  # R/krr_dual.R
   use_lapack <- tridiagonal_on_lapack()
   simd <- resolve_simd()
   for (fold in stats$folds[which]) {

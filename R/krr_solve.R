@@ -6,6 +6,7 @@
 # `cv`: the CV scores of the default lambdas when already computed (by the
 # bandwidth search, R/krr_bandwidth_search.R), not computed again.
 krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
+  if (is_dual_statistics(stats)) return(dual_solve(stats, lambda, n_threads, cv))  # R/krr_dual.R
   check_response_sums(stats)
   n <- stats$n
   zbar <- stats$zsum / n

@@ -31,8 +31,10 @@ test_that("an interrupt stops fits with D = 12,000 features promptly", {
   # steps: the default (5-fold CV) at 2, 5 and 12 s (the last near the
   # first fold's tridiagonal reduction on a quiet machine: its loading of
   # 1.15 GB once held an interrupt for up to 9.6 s), a fixed lambda at 5 s.
+  # With 300 rows and 12,000 features the dual path (R/krr_dual.R) would
+  # finish in a second: the primal one is forced, its D x D steps tested.
   fit_code <- function(lambda) {
-    paste("library(kitchen); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
+    paste("library(kitchen); options(kitchen.dual = FALSE); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
           "krr_fit(x, x[, 1], rff(4, 12000, sigma = 1), block_size = 300, verbose = FALSE",
           lambda, ")")
   }
