@@ -359,18 +359,10 @@ logistic_search <- function(map, sigmas, source_for, levels, lambda, n_folds, to
        read = proc.time()[["elapsed"]] - began)
 }
 
-# The logistic loss needs classes and a dense map.
+# The logistic loss needs classes.
 check_logistic <- function(response, map, call = rlang::caller_env()) {
   if (response$type != "class") {
     abort_arg("{.code loss = \"logistic\"} needs a factor {.arg y} (classes), not numbers.", call = call)
-  }
-  check_logistic_map(map, call)
-}
-
-check_logistic_map <- function(map, call = rlang::caller_env()) {
-  if (inherits(map, "kitchen_rbin")) {
-    abort_arg(c("{.code loss = \"logistic\"} is not available for {.fn rbin} maps yet.",
-                i = "Use an {.fn rff} or {.fn fastfood} map, or the squared loss."), call = call)
   }
 }
 
