@@ -34,8 +34,8 @@ binned_logistic_ridge <- function(map, cols, labels, levels, weights, folds, lam
     if (!nrow(path)) abort_no_lambda(attr(path, "tried"), call)
     best <- best_candidate(path$cv)
     lambda <- path$lambda[best]
-    start <- attr(path, "starts")[[best]]
-    attr(path, "starts") <- attr(path, "tried") <- NULL
+    start <- attr(path, "start")
+    attr(path, "start") <- attr(path, "tried") <- NULL
     if (!is.null(use_folds)) {  # a screen: the path is the result
       return(list(path = path, lambda = lambda, score = path$cv[best]))
     }
@@ -60,15 +60,15 @@ binned_logistic_ridge <- function(map, cols, labels, levels, weights, folds, lam
 # K-fold CV over the candidate lambdas (largest first); stops once the CV
 # log-loss has risen for `patience` candidates past its minimum, as the
 # dense path (logistic_cv_path()). Fold fits stop at a relative decrease
-# of max(tol, 1e-6). Attribute "starts": the mean of the fold solutions
-# at each lambda reached.
+# of max(tol, 1e-6). Attribute "start": the mean of the fold solutions
+# at the best lambda (the final fit's warm start).
 binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_iter, verbose,
                                     use_folds, patience = 2) {
   lambdas <- if (is.character(lambda)) binned_logistic_lambdas(sum(weights), problem$n_col) else
     sort(lambda, decreasing = TRUE)
   starts <- vector("list", length(use_folds))
   cv <- accuracy <- rep(NA_real_, length(lambdas))
-  means <- vector("list", length(lambdas))
+  best_start <- NULL
   scored <- sum(weights[folds %in% use_folds])
   bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
   for (l in seq_along(lambdas)) {
@@ -81,17 +81,19 @@ binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_it
         loss <- NA_real_  # too small a lambda; the smaller ones that follow too
         break
       }
-      starts[[f]] <- fit
       scores <- logistic_pass_scores(fit$p, problem$labels, weights * held_out)
+      starts[[f]] <- fit[c("coefficients", "intercept")]  # not the n x k links and probabilities
       loss <- loss + scores$log_loss
       correct <- correct + scores$correct
     }
     cv[l] <- loss / scored
     if (is.na(cv[l])) break
     accuracy[l] <- correct / scored
-    means[[l]] <- list(
-      coefficients = Reduce(`+`, lapply(starts, `[[`, "coefficients")) / length(starts),
-      intercept = Reduce(`+`, lapply(starts, `[[`, "intercept")) / length(starts))
+    if (best_candidate(cv) == l) {  # one n_features x k mean kept, not one per lambda
+      best_start <- list(
+        coefficients = Reduce(`+`, lapply(starts, `[[`, "coefficients")) / length(starts),
+        intercept = Reduce(`+`, lapply(starts, `[[`, "intercept")) / length(starts))
+    }
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
     if (l - best_candidate(cv) >= patience) break
   }
@@ -99,7 +101,7 @@ binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_it
   structure(data.frame(lambda = lambdas[reached], df = rep(NA_real_, sum(reached)),
                        gcv = rep(NA_real_, sum(reached)), cv = cv[reached],
                        cv_accuracy = accuracy[reached]),
-            starts = means[reached], tried = lambdas)
+            start = best_start, tried = lambdas)
 }
 
 # Candidates: the mean eigenvalue of Z'WZ / 4 (every row has unit norm, so

@@ -23,25 +23,7 @@ splits <- as.integer(Sys.getenv("KITCHEN_BENCH_SPLITS", "10"))
 sigma_mode <- Sys.getenv("KITCHEN_BENCH_SIGMA", "")
 out_file <- Sys.getenv("KITCHEN_BENCH_OUT", "")
 
-satellite_set <- function() {
-  env <- new.env()
-  utils::data("Satellite", package = "mlbench", envir = env)
-  frame <- env$Satellite
-  list(name = "Satellite", frame = frame, response = "classes", train = seq_len(4435),
-       test = 4435 + seq_len(2000))
-}
-
-split_sets <- function() {
-  wanted <- chosen_sets
-  sets <- list()
-  dense <- setdiff(wanted, "Satellite")
-  if (length(dense)) {
-    chosen_sets <<- dense
-    sets <- class_sets()
-  }
-  if ("Satellite" %in% wanted) sets[["Satellite"]] <- satellite_set()
-  sets[wanted]
-}
+split_sets <- function() class_sets()
 
 one_split <- function(set, s) {
   all_rows <- c(set$train, set$test)
