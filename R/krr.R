@@ -261,7 +261,15 @@
 #'   candidate first, each fold warm-started), unless one number is given;
 #'   `predict(type = "prob")` gives class probabilities. On [chunked()]
 #'   data each pass reads the chunks (as futures under a plan), with CV
-#'   folds of whole chunks. Not yet available for [rbin()] maps.
+#'   folds of whole chunks. For [rbin()] maps (in memory or chunked), whose
+#'   `Z'WZ` is never formed, the objective is minimised by Newton's method
+#'   instead: each step solves its system matrix-free by conjugate
+#'   gradients on the bin columns (the intercepts eliminated, all classes
+#'   at once, starting from the previous step), to a relative residual
+#'   that tightens as the objective settles, with step halving; `tol` is
+#'   then the relative decrease the last Newton step predicts, and
+#'   `max_iter` caps each step's CG iterations (at most 100 steps). Bandwidth
+#'   candidates are screened on fold 1 as for least squares.
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
 #'   folds at random (use [set.seed()] to reproduce), unless `folds` is given.
 #' @param folds Optional fold number of each row, for `lambda = "cv"`.
@@ -385,7 +393,11 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   folds <- if (by_cv) krr_folds(folds, nrow(x), n_folds)
 
   started <- proc.time()[["elapsed"]]
-  if (logistic) {
+  if (logistic && binned) {
+    search <- binned_logistic_search(map, x, max.col(response$y, "first"), response$levels,
+                                     if (identical(sigma, "auto")) "auto" else sigmas, lambda,
+                                     folds, weights, tol, max_iter, n_threads, verbose)  # R/krr_binned_logistic.R
+  } else if (logistic) {
     search <- logistic_search(map, sigmas, function(candidate) {
       memory_logistic_source(candidate, x, response$y, weights, folds, block_size, n_threads)
     }, response$levels, lambda, if (!is.null(folds)) max(folds), tol, max_iter, verbose)

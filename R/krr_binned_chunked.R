@@ -10,7 +10,7 @@
 # maps. Bandwidth candidates would need the data again for each
 # candidate's bin table: the map's bandwidth is kept.
 binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter, n_threads,
-                               verbose, engine, call) {
+                               verbose, engine, call, loss = "squared") {
   if (!is.null(sigma)) {
     abort_arg(c("Choosing {.arg sigma} is not available for {.fn rbin} maps on chunked data.",
                 i = "Build the map with the bandwidth to use (the bins depend on it), and keep {.code sigma = NULL}."),
@@ -55,15 +55,29 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   read <- proc.time()[["elapsed"]] - started
   rm(parts)
 
-  y_scale <- response_scale(y$y)
-  solution <- binned_ridge(map, NULL, y$y / y_scale, lambda, folds, tol, max_iter, n_threads,
-                           verbose, if (has_weights) weights, cols = cols)
+  logistic <- loss == "logistic"
+  if (logistic && !identical(response$type, "class")) {
+    abort_arg("{.code loss = \"logistic\"} needs class labels (a factor or character {.field y} in each chunk), not numbers.",
+              call = call)
+  }
+  y_scale <- if (logistic) 1 else response_scale(y$y)
+  solution <- if (logistic) {
+    binned_logistic_ridge(map, cols, max.col(y$y, "first"), response$levels, weights, folds,
+                          lambda, tol, max_iter, n_threads, verbose, call = call)  # R/krr_binned_logistic.R
+  } else {
+    binned_ridge(map, NULL, y$y / y_scale, lambda, folds, tol, max_iter, n_threads,
+                 verbose, if (has_weights) weights, cols = cols)
+  }
   solution$fitted <- NULL  # chunked fits keep no fitted values
   search <- unscale_search(list(map = map, solution = solution, sigma_path = NULL, read = read),
                            y_scale)
   fit <- warn_if_interpolating(new_krr_fit(search, if (by_cv) seq_len(n_folds), response,
                                            length(weights), col_names, started, call))
   fit$weights <- if (has_weights) weights
+  if (logistic) {
+    fit$loss <- loss
+    fit$logistic <- solution$logistic
+  }
   fit
 }
 

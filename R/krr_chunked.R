@@ -29,7 +29,6 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   check_count(block_size)
   loss <- match_choice(loss, c("squared", "logistic"))
   logistic <- loss == "logistic"
-  if (logistic) check_logistic_map(map)
   # The logistic loss has no GCV: every lambda choice is by CV.
   logistic_cv <- logistic && !(is.numeric(lambda) && length(lambda) == 1)
   if (logistic && is.character(lambda)) lambda <- "cv"
@@ -40,7 +39,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
     check_positive(tol)
     check_count(max_iter)
     return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, n_threads, verbose,
-                              engine, call))  # R/krr_binned_chunked.R
+                              engine, call, loss))  # R/krr_binned_chunked.R
   }
   ard <- NULL
   if (identical(sigma, "ard")) {

@@ -251,8 +251,14 @@ print.summary.kitchen_krr <- function(x, ...) {
       format(fit$logistic$log_loss, digits = 4), format(fit$logistic$accuracy, digits = 4)),
     "CV log-loss, accuracy" = if (!is.null(fit$logistic) && !is.null(x$cv)) sprintf("%s, %s",
       format(x$cv, digits = 4), format(x$cv_accuracy %||% NA_real_, digits = 4)),
-    "logistic solver" = if (!is.null(fit$logistic)) sprintf("bound optimisation, %d passes over the data, %s (relative change %s)",
-      fit$logistic$passes, if (fit$logistic$converged) "converged" else "NOT converged",
+    "logistic solver" = if (!is.null(fit$logistic)) sprintf("%s, %s (relative change %s)",
+      if (identical(fit$logistic$method, "Newton-CG")) {
+        sprintf("Newton-CG, %d steps, %d CG iterations", fit$logistic$passes,
+                fit$logistic$cg_iterations)
+      } else {
+        sprintf("bound optimisation, %d passes over the data", fit$logistic$passes)
+      },
+      if (fit$logistic$converged) "converged" else "NOT converged",
       format(fit$logistic$change, digits = 2)),
     "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores",
     "bandwidth search" = if (!is.null(fit$ard)) {
@@ -270,7 +276,7 @@ print.summary.kitchen_krr <- function(x, ...) {
               fit$solver$method %||% "conjugate gradients", paste(fit$solver$iterations, collapse = ", "),
               format(max(fit$solver$residual), digits = 2), fit$solver$tol,
               if (all(fit$solver$converged)) "" else ", NOT converged"),
-    "time (s)" = if (is.null(fit$solver)) {
+    "time (s)" = if (is.null(fit$solver) && !inherits(fit$map, "kitchen_rbin")) {
       sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
     } else if (inherits(fit$map, "kitchen_nystrom")) {
       sprintf("solve %.2f (kernel values streamed in each iteration)", fit$time[[2]])

@@ -12,6 +12,27 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// binned_logistic_cg_cpp
+SEXP binned_logistic_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix prob, Rcpp::NumericVector w, Rcpp::NumericMatrix c_plus, Rcpp::NumericMatrix precondition, Rcpp::NumericMatrix b, Rcpp::NumericMatrix start, double lambda2, double value, double tol, int max_iter, int n_threads);
+RcppExport SEXP _kitchen_binned_logistic_cg_cpp(SEXP colsSEXP, SEXP probSEXP, SEXP wSEXP, SEXP c_plusSEXP, SEXP preconditionSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambda2SEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type prob(probSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type w(wSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type c_plus(c_plusSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type precondition(preconditionSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type start(startSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda2(lambda2SEXP);
+    Rcpp::traits::input_parameter< double >::type value(valueSEXP);
+    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(binned_logistic_cg_cpp(cols, prob, w, c_plus, precondition, b, start, lambda2, value, tol, max_iter, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // binned_times_cpp
 SEXP binned_times_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector v, double value, int n_threads);
 RcppExport SEXP _kitchen_binned_times_cpp(SEXP colsSEXP, SEXP vSEXP, SEXP valueSEXP, SEXP n_threadsSEXP) {
@@ -705,6 +726,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_kitchen_binned_logistic_cg_cpp", (DL_FUNC) &_kitchen_binned_logistic_cg_cpp, 12},
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
     {"_kitchen_binned_scores_cpp", (DL_FUNC) &_kitchen_binned_scores_cpp, 4},

@@ -65,3 +65,17 @@ test_that("an interrupt stops a logistic fit with D = 8000 features promptly", {
   expect_false(is.na(delay), label = "the logistic fit was still running")
   expect_lt(delay, 2.5, label = "the logistic fit stopped within 2.5 s of SIGINT")
 })
+
+test_that("an interrupt stops a logistic fit on an rbin map (Newton-CG) promptly", {
+  skip_if_not_installed("processx")
+  skip_on_os("windows")
+  skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
+  # Interrupts are checked between CG iterations and between chunks of rows.
+  code <- paste("library(kitchen); set.seed(1); x <- matrix(rnorm(2e5 * 4), 2e5);",
+                "y <- factor(max.col(x[, 1:3] + rnorm(6e5)));",
+                "krr_fit(x, y, rbin(x, 100, sigma = 0.5, seed = 1), loss = 'logistic',",
+                "lambda = 1e-6, tol = 1e-14, max_iter = 100000, verbose = FALSE)")
+  delay <- interrupt_delay(code, warm_up = 8)
+  expect_false(is.na(delay), label = "the rbin logistic fit was still running")
+  expect_lt(delay, 2.5, label = "the rbin logistic fit stopped within 2.5 s of SIGINT")
+})

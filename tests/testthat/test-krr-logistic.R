@@ -122,8 +122,6 @@ test_that("the logistic loss refuses what it cannot do", {
   toy <- logistic_toy()
   map <- rff(toy$x, 20, sigma = 1, seed = 8)
   expect_error(krr_fit(toy$x, rnorm(160), map, loss = "logistic", verbose = FALSE), "factor")
-  expect_error(krr_fit(toy$x, toy$y, rbin(toy$x, 5, seed = 1), loss = "logistic", verbose = FALSE),
-               "rbin")
   squared <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1, verbose = FALSE)
   expect_error(predict(squared, toy$x, type = "link"), "logistic")
   binned <- krr_fit(toy$x, toy$y, rbin(toy$x, 5, seed = 1), lambda = 0.1, n_threads = 1,
@@ -199,7 +197,10 @@ test_that("least-squares classification fits give probabilities calibrated on CV
 test_that("the in-memory C++ solver equals the streaming R passes", {
   # n <= D + block_size keeps the features and solves in C++
   # (src/logistic_bound.cpp); a small block_size makes the same fit stream
-  # its rows through the R passes.
+  # its rows through the R passes, once features this small are not kept
+  # anyway (the 64 MB floor, set to 0 here).
+  old <- options(kitchen.logistic_kept_entries = 0)
+  on.exit(options(old), add = TRUE)
   for (classes in 2:3) {
     toy <- logistic_toy(classes = classes, seed = 12)
     map <- rff(toy$x, 20, sigma = 1, seed = 13)
@@ -217,6 +218,15 @@ test_that("the in-memory C++ solver equals the streaming R passes", {
       expect_identical(kept$lambda, streamed$lambda)
     }
   }
+  # Below the floor the features are kept whatever the block size.
+  options(kitchen.logistic_kept_entries = 2^23)
+  toy <- logistic_toy(classes = 2, seed = 12)
+  map <- rff(toy$x, 20, sigma = 1, seed = 13)
+  source <- kitchen:::memory_logistic_source(map, toy$x, cbind(-1, rep(1, 160)), NULL, NULL, 30L, 1L)
+  expect_false(is.null(source$solver(NULL)))
+  options(kitchen.logistic_kept_entries = 0)
+  source <- kitchen:::memory_logistic_source(map, toy$x, cbind(-1, rep(1, 160)), NULL, NULL, 30L, 1L)
+  expect_null(source$solver(NULL))
 })
 
 test_that("the C++ logistic pass equals the R pass on the same rows", {
