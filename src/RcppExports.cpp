@@ -240,6 +240,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// fold_quadratic_forms_cpp
+Rcpp::NumericVector fold_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w, int n_threads, int simd);
+RcppExport SEXP _kitchen_fold_quadratic_forms_cpp(SEXP gramSEXP, SEXP wSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type w(wSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(fold_quadratic_forms_cpp(gram, w, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ridge_cholesky_solve_cpp
 SEXP ridge_cholesky_solve_cpp(Rcpp::NumericMatrix gram, double lambda, Rcpp::NumericMatrix rhs, int n_threads);
 RcppExport SEXP _kitchen_ridge_cholesky_solve_cpp(SEXP gramSEXP, SEXP lambdaSEXP, SEXP rhsSEXP, SEXP n_threadsSEXP) {
@@ -597,8 +610,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // tridiagonal_cpp
-Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, int simd, double slice_entries);
-RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP slice_entriesSEXP) {
+Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, int simd, double slice_entries, bool blocked);
+RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP slice_entriesSEXP, SEXP blockedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -608,7 +621,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
     Rcpp::traits::input_parameter< double >::type slice_entries(slice_entriesSEXP);
-    rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd, slice_entries));
+    Rcpp::traits::input_parameter< bool >::type blocked(blockedSEXP);
+    rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd, slice_entries, blocked));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -722,6 +736,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_sum_cpp", (DL_FUNC) &_kitchen_gram_sum_cpp, 2},
     {"_kitchen_gram_difference_center_cpp", (DL_FUNC) &_kitchen_gram_difference_center_cpp, 5},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
+    {"_kitchen_fold_quadratic_forms_cpp", (DL_FUNC) &_kitchen_fold_quadratic_forms_cpp, 4},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
@@ -747,7 +762,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_lowest_score_cpp", (DL_FUNC) &_kitchen_lowest_score_cpp, 1},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
     {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 9},
-    {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
+    {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 8},
     {"_kitchen_rff_predict_small_cpp", (DL_FUNC) &_kitchen_rff_predict_small_cpp, 3},
     {"_kitchen_krr_predict_small_cpp", (DL_FUNC) &_kitchen_krr_predict_small_cpp, 5},
     {"_kitchen_fwht_small_cpp", (DL_FUNC) &_kitchen_fwht_small_cpp, 3},

@@ -56,6 +56,25 @@ test_that("gram_quadratic_forms_cpp() is colSums(w * (gram %*% w))", {
   expect_error(kitchen:::gram_quadratic_forms_cpp(g, w[-1, ], 1L), "as many rows")
 })
 
+test_that("fold_quadratic_forms_cpp() is colSums(w * (gram %*% w)) on every SIMD level", {
+  # With AVX2 / AVX-512, G W is a packed product (quadratic_forms.hpp): equal
+  # to rounding, and the same whatever the threads or the columns passed.
+  for (d in c(1, 23, 200, 300)) {
+    g <- gram_fixture(300)[seq_len(d), seq_len(d), drop = FALSE]
+    w <- matrix(rnorm(d * 61), d)
+    reference <- colSums(w * (g %*% w))
+    for (simd in 0:2) {
+      one <- kitchen:::fold_quadratic_forms_cpp(g, w, 1L, simd)
+      expect_equal(one, reference, tolerance = 1e-12)
+      expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w, 2L, simd), one)
+      expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w[, 30:34, drop = FALSE], 2L, simd), one[30:34])
+    }
+  }
+  expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w, 2L, 0L),
+                   kitchen:::gram_quadratic_forms_cpp(g, w, 2L))
+  expect_error(kitchen:::fold_quadratic_forms_cpp(g, w[-1, ], 1L, 2L), "as many rows")
+})
+
 test_that("the blocked Cholesky solve equals the dense solution across block edges", {
   g <- gram_fixture(600)
   y <- matrix(rnorm(600 * 2), 600)
