@@ -15,6 +15,7 @@
 #include "kitchen/quadratic_forms.hpp"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
+#include "simd_name.h"
 
 SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
 
@@ -157,13 +158,13 @@ void packed_product(const double* g, const double* w, std::size_t dim, std::size
 // gram_quadratic_forms_cpp(). gram must be symmetric (only G' W is formed).
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericVector fold_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w,
-                                             int n_threads, int simd) {
+                                             int n_threads, SEXP simd) {
   const std::size_t dim = gram.nrow(), m = w.ncol();
   if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(w.nrow()) != dim) {
     Rcpp::stop("gram must be square, with as many rows as w.");
   }
   const kitchen::simd_level level =
-      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+      kitchen_glue::simd_from_name(simd);
 #if KITCHEN_X86_SIMD
   if (level != kitchen::simd_level::scalar && dim > 0 && m > 0) {
     std::vector<double> product(dim * m, 0.0);

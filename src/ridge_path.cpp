@@ -18,6 +18,7 @@
 #include "kitchen/ridge_path.hpp"
 #include "kitchen/tridiagonal.hpp"
 #include "parallel_chunks.h"
+#include "simd_name.h"
 
 namespace {
 
@@ -67,7 +68,7 @@ struct tridiagonal_form {
   std::unique_ptr<kitchen::reflector_blocks> blocks;
 #endif
 
-  tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, int simd,
+  tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, SEXP simd,
                    std::size_t slice_entries = 0)
       : tridiagonal_form(gram.nrow(), upper_entries{gram.begin(), static_cast<std::size_t>(gram.nrow())},
                          use_lapack, n_threads_, simd, slice_entries) {}
@@ -75,7 +76,7 @@ struct tridiagonal_form {
   // The form of the dim x dim symmetric matrix whose upper triangle
   // entry(r, c) (r <= c) gives.
   template <class Entry>
-  tridiagonal_form(int dim_, Entry entry, bool use_lapack, int n_threads_, int simd,
+  tridiagonal_form(int dim_, Entry entry, bool use_lapack, int n_threads_, SEXP simd,
                    std::size_t slice_entries = 0)
       : dim(dim_), n_threads(n_threads_), d(dim), e(std::max(dim - 1, 1)) {
     if (use_lapack) {
@@ -83,7 +84,7 @@ struct tridiagonal_form {
       return;
     }
     own.reset(new kitchen::tridiagonal_reduction(
-        dim, kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd))));
+        dim, kitchen_glue::simd_from_name(simd)));
     if (slice_entries > 0) own->symv_slice_entries = slice_entries;
     glue_parallel parallel{n_threads};
     own->reduce_from(parallel, entry);
@@ -179,11 +180,11 @@ struct tridiagonal_form {
 // of candidate `chosen` (1-based, as chosen by cross-validation), or of the
 // one with the lowest GCV score when `chosen` is 0. use_lapack: reduce with
 // LAPACK's dsytrd instead of kitchen's reduction (on n_threads threads,
-// SIMD capped at `simd`); the results agree to rounding.
+// SIMD capped at `simd`, by name); the results agree to rounding.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy,
                               double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack,
-                              int n_threads, int simd) {
+                              int n_threads, SEXP simd) {
   const int dim = gram.nrow(), k = zy.ncol();
   const std::size_t n_lambdas = lambdas.size();
   if (chosen < 0 || static_cast<std::size_t>(chosen) > n_lambdas) {
@@ -246,7 +247,7 @@ Rcpp::NumericMatrix path_coefficients(tridiagonal_form&& form, Rcpp::NumericMatr
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy,
                                                 Rcpp::NumericVector lambdas, bool use_lapack,
-                                                int n_threads, int simd) {
+                                                int n_threads, SEXP simd) {
   return path_coefficients(tridiagonal_form(gram, use_lapack, n_threads, simd), zy, lambdas);
 }
 
@@ -260,7 +261,7 @@ Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total,
                                                      Rcpp::NumericVector zbar, double n,
                                                      Rcpp::NumericMatrix zy,
                                                      Rcpp::NumericVector lambdas, bool use_lapack,
-                                                     int n_threads, int simd) {
+                                                     int n_threads, SEXP simd) {
   const std::size_t dim = total.nrow();
   if (total.ncol() != total.nrow() || fold.nrow() != total.nrow() ||
       fold.ncol() != total.ncol() || static_cast<std::size_t>(zbar.size()) != dim ||
@@ -284,7 +285,7 @@ Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total,
 // blocked: apply Q by blocks of reflectors (where the SIMD level allows).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y,
-                           bool use_lapack, int n_threads, int simd, double slice_entries = 0,
+                           bool use_lapack, int n_threads, SEXP simd, double slice_entries = 0,
                            bool blocked = false) {
   tridiagonal_form form(gram, use_lapack, n_threads, simd,
                         static_cast<std::size_t>(slice_entries));

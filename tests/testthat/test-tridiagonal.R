@@ -89,8 +89,8 @@ test_that("the reduction does not depend on the number of threads", {
   expect_tridiagonal_form(random_gram(300), slice_entries = 2000)
   with_simd("scalar", {
     g <- random_gram(300)
-    expect_identical(kitchen:::tridiagonal_cpp(g, g, g, FALSE, 1L, 0L, 2000),
-                     kitchen:::tridiagonal_cpp(g, g, g, FALSE, 2L, 0L, 2000))
+    expect_identical(kitchen:::tridiagonal_cpp(g, g, g, FALSE, 1L, "scalar", 2000),
+                     kitchen:::tridiagonal_cpp(g, g, g, FALSE, 2L, "scalar", 2000))
   })
 })
 
@@ -100,11 +100,10 @@ test_that("Q by blocks of reflectors equals Q one reflector at a time", {
   # the block edges (48, 96), the depth block (256) and strip widths; the
   # products agree to rounding, and do not depend on the threads or on which
   # other columns are passed with a column.
-  levels <- intersect(c("avx2", "avx512"), names(which(c(avx2 = 1L, avx512 = 2L) <=
-                                                         kitchen:::simd_detect_cpp())))
+  cpu <- match(kitchen:::simd_detect_cpp(), kitchen:::simd_levels())
+  levels <- c("avx2", "avx512")[c(2, 3) <= cpu]
   skip_if(length(levels) == 0, "no AVX2 or AVX-512 kernels on this CPU")
-  for (level in levels) {
-    simd <- match(level, kitchen:::simd_levels()) - 1L
+  for (simd in levels) {
     for (n in c(2, 3, 48, 49, 50, 97, 150, 260, 300)) {
       set.seed(n)
       g <- random_gram(n)
