@@ -191,8 +191,14 @@
 #' number to skip it. Bandwidth candidates (`sigma`) change the bins, so
 #' each one's table of occupied bins is built again from the training rows;
 #' each is scored by the held-out error of fold 1 over the lambda path (a
-#' screen costing one fold's path, not K), and the best gets the full K-fold
-#' CV over lambda. With `sigma = "auto"` the map's bandwidth is halved while
+#' screen costing one fold's path, not K). At the best bandwidth, only the
+#' lambdas whose fold-1 error is within two standard errors of fold 1's
+#' best (the held-out rows' errors compared pairwise; the lambda above the
+#' best is scored first when the best came first) get the other K - 1
+#' folds, warm-started from fold 1's solution; when no other lambda is that
+#' close, fold 1's best is kept and `path` holds fold 1's scores (on large
+#' data a fold tells the grid's lambdas, a factor `sqrt(10)` apart, apart:
+#' this saves K - 1 solves per lambda). With `sigma = "auto"` the map's bandwidth is halved while
 #' that error falls (the median-distance bandwidth of [rbin()] is far wider
 #' than binning needs), or doubled if the first halving does worse.
 #' `sigma_path` lists the bandwidths screened with their scores.

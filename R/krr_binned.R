@@ -10,8 +10,11 @@
 # already known (chunked data). `folds` (or NULL) scores the candidate lambdas by
 # K-fold CV; `weights` (or NULL) weighs the rows: every system below is
 # centred and solved with row weights (0 / 1 ones select CV folds).
+# `start` (or NULL) warm-starts the fold solves and `patience` stops the
+# path (binned_cv_path()): the bandwidth search continues from its screen.
 binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
-                         weights = NULL, cols = NULL, top = NULL, call = rlang::caller_env()) {
+                         weights = NULL, cols = NULL, top = NULL, start = NULL, patience = 2,
+                         call = rlang::caller_env()) {
   if (is.numeric(lambda) && any(lambda <= 0)) {
     # CG needs Z'Z + lambda I positive definite; Z'Z alone is singular.
     abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
@@ -24,14 +27,15 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   value <- 1 / sqrt(map$n_grids)
   ops <- binned_ops(cols, value, map$n_features, n_threads)
   path <- NULL
-  start <- matrix(0, map$n_features, ncol(y))
+  fold_start <- start
+  start <- start %||% matrix(0, map$n_features, ncol(y))
   if (!is.null(folds)) {
     path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose,
-                           weights, top = top)
+                           weights, top = top, start = fold_start, patience = patience)
     if (!nrow(path)) abort_no_lambda(if (is.numeric(lambda)) lambda else attr(path, "tried"), call)
     lambda <- path$lambda[best_candidate(path$cv)]
     start <- attr(path, "start")
-    attr(path, "start") <- attr(path, "tried") <- NULL
+    attr(path, "start") <- attr(path, "tried") <- attr(path, "losses") <- NULL
   }
 
   system <- binned_system(ops, weights, value)
@@ -84,14 +88,17 @@ binned_ops <- function(cols, value, n_features, n_threads, call = rlang::caller_
 # less precision than the final fit; without the cap, the small lambdas of
 # a too wide bandwidth took minutes on CoverType). `use_folds` scores on some folds only (a bandwidth screen); the
 # attribute "start" is the mean of the fold solutions at the best lambda,
-# a warm start for the fit on all rows.
+# a warm start for the fit on all rows. `start` (or NULL for zeros) starts
+# every fold's first solve. With one fold, the attribute "losses" holds the
+# weighted squared error of each held-out row (a column per lambda).
 binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_iter, verbose,
                            weights, patience = 2, use_folds = seq_len(max(folds)),
-                           cv_tol = 1e-3, cv_iter = 50, gain = 1e-3, top = NULL) {
+                           cv_tol = 1e-3, cv_iter = 50, gain = 1e-3, top = NULL, start = NULL) {
   lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features, top) else
     sort(lambda, decreasing = TRUE)
   systems <- lapply(use_folds, function(k) binned_system(ops, weights * (folds != k), value))
-  starts <- rep(list(matrix(0, n_features, ncol(y))), length(use_folds))
+  starts <- rep(list(start %||% matrix(0, n_features, ncol(y))), length(use_folds))
+  losses <- list()
   best_start <- starts[[1]]
   cv <- rep(NA_real_, length(lambdas))
   cv_tol <- max(tol, cv_tol)
@@ -109,7 +116,9 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
       starts[[f]] <- solved$coefficients
       held_out <- folds == use_folds[f]
       fitted <- binned_fitted(ops, systems[[f]], y, solved$coefficients)
-      sse <- sse + sum(weights[held_out] * (y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE])^2)
+      error <- y[held_out, , drop = FALSE] - fitted[held_out, , drop = FALSE]
+      sse <- sse + sum(weights[held_out] * error^2)
+      if (length(use_folds) == 1) losses[[l]] <- weights[held_out] * rowSums(error^2)
     }
     cv[l] <- sse / scored
     if (verbose) cli::cli_progress_update(id = bar)
@@ -124,7 +133,8 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
   reached <- !is.na(cv)
   structure(data.frame(lambda = lambdas[reached], df = rep(NA_real_, sum(reached)),
                        gcv = rep(NA_real_, sum(reached)), cv = cv[reached]),
-            start = best_start, tried = lambdas)
+            start = best_start, tried = lambdas,
+            losses = if (length(use_folds) == 1) do.call(cbind, losses[reached]))
 }
 
 # Candidates for lambda: the mean eigenvalue of Z'Z is n / n_features

@@ -9,11 +9,12 @@
 # fold only (held-out error of the fit on the other folds, the path stopped
 # early as in binned_cv_path()), which ranks bandwidths as well: their
 # errors differ far more than the fold-to-fold noise. The best bandwidth
-# then gets the full K-fold CV over lambda and the final fit, warm-started
-# from its fold solutions. Each path over the default lambda grid starts a
+# then gets K-fold CV over the lambdas fold 1 cannot tell from its best
+# (binned_lambda_choice()) and the final fit, warm-started from the fold
+# solutions. Each path over the default lambda grid starts a
 # decade above the best lambda of the previous candidate (relative to
-# n / n_features), not at the top of the grid. The cost is about two CV paths at one bandwidth
-# plus one path on one fold per other candidate.
+# n / n_features), not at the top of the grid. The cost is one path on one
+# fold per candidate, K - 1 fold solves per close lambda, and the fit.
 binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, n_threads,
                                     verbose, weights) {
   if (length(sigmas) == 1 && is.null(sigmas[[1]])) {
@@ -24,6 +25,10 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   read <- 0
   top <- NULL  # the relative lambda the next path starts from (binned_lambdas())
   relative <- function(l, candidate) l / (sum(weights_all) / candidate$n_features)
+  # The best candidate so far keeps its bin columns (4 bytes a row and
+  # grid), fold-1 path and solution, for binned_lambda_choice(): no second
+  # pass over x.
+  kept <- list(score = Inf)
   screen <- function(s) {
     began <- proc.time()[["elapsed"]]
     candidate <- rbin_with_bandwidth(map, x, s, n_threads)
@@ -33,7 +38,10 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
     ops <- binned_ops(cols, value, candidate$n_features, n_threads)
     path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
                            verbose, weights_all, use_folds = 1L, top = top)
-    attr(path, "start") <- NULL
+    if (min(path$cv) < kept$score) {
+      kept <<- list(score = min(path$cv), cols = cols, ops = ops, path = path)
+    }
+    attr(path, "start") <- attr(path, "losses") <- NULL
     # Warm start across candidates: the next path starts a decade above this best.
     top <<- 10 * relative(path$lambda[best_candidate(path$cv)], candidate)
     list(map = candidate, solution = list(path = path, lambda = path$lambda[best_candidate(path$cv)]),
@@ -44,12 +52,60 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   scores <- vapply(screened, `[[`, 0, "score")
   best <- best_candidate(scores)
   chosen <- screened[[best]]$map
-  solution <- binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
-                           top = 10 * relative(screened[[best]]$solution$lambda, chosen))
+  solution <- if (is.null(kept$path)) {
+    # every path broke down: binned_ridge() says so
+    binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights)
+  } else {
+    binned_lambda_choice(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
+                         kept, relative)
+  }
+  kept <- NULL
   screened[[best]]$solution <- solution
   order <- order(vapply(screened, function(f) f$map$kernel$sigma, 0))
   list(map = chosen, solution = solution, sigma_path = bandwidth_path(screened[order], scores[order]),
        read = read + solution$features_time)
+}
+
+# Lambda at the chosen bandwidth, from its fold-1 path (`kept`, from the
+# screen). Fold 1 holds a fifth of the rows: when they are many, its
+# scores already tell most lambdas apart, and K-fold CV of a lambda that
+# fold 1 finds clearly worse buys nothing but time. So only the lambdas
+# whose fold-1 score is within two standard errors of the best (the errors
+# of the held-out rows compared pairwise) get the other folds, from fold
+# 1's solution; if fold 1's best is the first lambda of its path, the one
+# above it is scored on fold 1 first. When no other lambda is that close,
+# fold 1's best is kept without more CV, and `path` is fold 1's path (its
+# scores, like `sigma_path`'s). Then the fit on all rows.
+binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
+                                 weights, kept, relative) {
+  path <- kept$path
+  losses <- attr(path, "losses")
+  start <- attr(path, "start")
+  value <- 1 / sqrt(map$n_grids)
+  weights_all <- weights %||% rep(1, nrow(y))
+  while (is.character(lambda) && best_candidate(path$cv) == 1 &&
+         relative(path$lambda[1], map) * sqrt(10) <= 10 * (1 + 1e-9)) {
+    up <- binned_cv_path(kept$ops, y, folds, value, map$n_features, path$lambda[1] * sqrt(10), tol,
+                         max_iter, verbose, weights_all, use_folds = 1L, start = start)
+    if (!nrow(up)) break
+    losses <- cbind(attr(up, "losses"), losses)
+    if (up$cv < path$cv[1]) start <- attr(up, "start")
+    path <- rbind(up, path)
+  }
+  attr(path, "start") <- attr(path, "losses") <- attr(path, "tried") <- NULL
+  best <- best_candidate(path$cv)
+  close <- vapply(seq_len(nrow(path)), function(l) {
+    d <- losses[, l] - losses[, best]
+    !(mean(d) > 2 * stats::sd(d) / sqrt(length(d)))  # NaN (no spread): close
+  }, TRUE)
+  if (sum(close) == 1) {
+    solution <- binned_ridge(map, x, y, path$lambda[best], NULL, tol, max_iter, n_threads,
+                             verbose, weights, cols = kept$cols, start = start)
+    solution$path <- path
+    return(solution)
+  }
+  binned_ridge(map, x, y, path$lambda[close], folds, tol, max_iter, n_threads, verbose, weights,
+               cols = kept$cols, start = start, patience = Inf)
 }
 
 # sigma = "auto" for binning. The median-distance bandwidth of rbin() suits

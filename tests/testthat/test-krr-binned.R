@@ -129,10 +129,15 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
     mean((toy$y[!train] - z[!train, ] %*% ref$w - ref$b)^2)
   }, 0))
   expect_equal(min(fit$sigma_path$score), score, tolerance = 1e-2)
-  # The final fit is K-fold CV at the chosen bandwidth, as a fit of its map.
-  again <- krr_fit(toy$x, toy$y, fit$map, lambda = c(1, 0.1, 0.01), folds = folds, n_threads = 1)
-  expect_equal(fit$path, again$path)
-  expect_equal(fit$coefficients, again$coefficients, tolerance = 1e-8)
+  # Lambda at the chosen bandwidth (binned_lambda_choice()): fold 1 tells
+  # the three apart here (each neighbour is over two standard errors worse),
+  # so no other fold is solved: path is fold 1's, and the fit that of the
+  # chosen map at its best lambda (up to CG's tolerance: another start).
+  expect_identical(fit$path$lambda, c(1, 0.1, 0.01))
+  expect_identical(min(fit$path$cv), min(fit$sigma_path$score))
+  expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
+  again <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, n_threads = 1)
+  expect_equal(fit$coefficients, again$coefficients, tolerance = 1e-4)
   # A too narrow bandwidth loses to the others.
   expect_false(chosen == 0.25)
   # "auto": halvings (or doublings) of the map's bandwidth until the score
@@ -150,6 +155,27 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
     expect_lt(sqrt(mean((predict(auto, toy$x) - toy$y)^2)), 0.3)
   }
   expect_true(nrow(path) >= 4)  # from 16, down to 1 or below
+})
+
+test_that("lambdas fold 1 cannot tell from its best get K-fold CV at the chosen bandwidth", {
+  toy <- binned_toy(n = 400, seed = 17)
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 18)
+  folds <- rep(1:4, length.out = 400)
+  # 0.1 and 0.098 score within noise of each other on fold 1; 10 does not.
+  lambdas <- c(10, 0.1, 0.098)
+  fit <- krr_fit(toy$x, toy$y, map, sigma = c(1, 8), lambda = lambdas, folds = folds,
+                 n_threads = 1)
+  expect_identical(fit$map$kernel$sigma, 1)
+  expect_identical(fit$path$lambda, c(0.1, 0.098))
+  # The K-fold scores of those two, as a fit of the chosen map over them
+  # (fold solves stop at a relative residual of 1e-3 or after 50 iterations,
+  # here from fold 1's solution instead of zeros: near, not equal), and
+  # the fit that of the chosen map at the better one.
+  again <- krr_fit(toy$x, toy$y, fit$map, lambda = c(0.1, 0.098), folds = folds, n_threads = 1)
+  expect_equal(fit$path$cv, again$path$cv, tolerance = 2e-2)
+  expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
+  direct <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, n_threads = 1)
+  expect_equal(fit$coefficients, direct$coefficients, tolerance = 1e-4)
 })
 
 test_that("hashed maps take sigma candidates too", {

@@ -197,15 +197,21 @@ test_that("the binned product glue checks every column number, not only sizes", 
   expect_type(kitchen:::binned_times_cpp(cols, v, 0.1, 1L), "double")
   expect_type(kitchen:::binned_crossprod_cpp(cols, u, n_col, 0.1, 1L), "double")
   expect_s4_class(kitchen:::rbin_sparse_cpp(cols, first, 0.1, 1L), "dgCMatrix")
-  # Each tampering once indexed out of bounds: past the end, below -1, or
-  # into another grid's columns.
+  # Each tampering once indexed out of bounds: past the end, below -1, NA
+  # (INT_MIN to C++), or into another grid's columns.
+  ones <- rep(1, nrow(x))
+  zeros <- numeric(n_col)
   for (threads in 1:2) {
-    for (bad in list(n_col, n_col + 10^6, -2L, .Machine$integer.max, -.Machine$integer.max)) {
+    for (bad in list(n_col, n_col + 10^6, -2L, .Machine$integer.max, -.Machine$integer.max,
+                     NA_integer_)) {
       tampered <- cols
       tampered[7, 3] <- as.integer(bad)
       expect_match(kitchen:::binned_times_cpp(tampered, v, 0.1, threads), "column numbers")
       expect_match(kitchen:::binned_crossprod_cpp(tampered, u, n_col, 0.1, threads), "column numbers")
       expect_match(kitchen:::rbin_sparse_cpp(tampered, first, 0.1, threads), "range")
+      expect_match(kitchen:::binned_cg_cpp(tampered, ones, zeros, zeros + 1, v, zeros, 1, 0.1,
+                                           1e-6, 5L, threads), "column numbers")
+      expect_match(kitchen:::binned_scores_cpp(tampered, matrix(v), 0.1, threads), "column numbers")
     }
     other_grid <- cols
     other_grid[1, 1] <- as.integer(first[3])  # a column of grid 3 in grid 1
