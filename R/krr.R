@@ -119,9 +119,9 @@
 #' `sigma = "ard"` (the search leaves R's random stream as it found it);
 #' `summary()` says which and shows both held-out errors. With those
 #' fresh rows, each column is then left out (its bandwidth set to the
-#' search's upper bound) if that does not make their error worse by more
-#' than one standard error: on the search's own rows an irrelevant column
-#' can keep a moderate bandwidth by fitting chance structure. Kept
+#' search's upper bound) if that does not make their error worse: on the
+#' search's own rows an irrelevant column can keep a moderate bandwidth by
+#' fitting chance structure. Kept
 #' bandwidths are set in the map (its random draws kept, rescaled) and the
 #' fit is made as usual, choosing lambda by `lambda`. Large bandwidths mark
 #' columns that matter little: see [relevance()]. For [rbin()] maps the
