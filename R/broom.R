@@ -81,7 +81,7 @@ lambda_path <- function(fit) {
   paths <- attr(fit$sigma_path, "paths")
   if (!is.null(paths)) {
     out <- as.data.frame(paths)
-    out$chosen <- out$sigma == fit$map$kernel$sigma & out$lambda == fit$lambda
+    out$chosen <- out$sigma == bandwidth_level(fit$map$kernel$sigma) & out$lambda == fit$lambda
   } else {
     out <- fit$path
     out$chosen <- out$lambda == fit$lambda

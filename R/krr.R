@@ -150,8 +150,8 @@
 #' alone, a fifth of the rows, can misrank close candidates on small data).
 #'
 #' `sigma = "ard"` learns one bandwidth per input column (on the map's
-#' rescaled inputs) before the fit: on a random subsample of up to 4000
-#' training rows split in two halves, ridge regression on 256 random
+#' rescaled inputs) before the fit: on a random subsample of 4000 training
+#' rows (a 32nd of them on larger data, up to 16000) split in two halves, ridge regression on 256 random
 #' Fourier features of the map's kernel (their random draws fixed) is fitted
 #' on each half and scored on the other, and this held-out error is
 #' minimised over the log-bandwidths and log-lambda by L-BFGS-B with its
@@ -166,12 +166,21 @@
 #' on the other (and the search is then run once more on all of it).
 #' Otherwise the map keeps its bandwidth, and the fit is the one without
 #' `sigma = "ard"` (the search leaves R's random stream as it found it);
-#' `summary()` says which and shows both held-out errors. Kept bandwidths
-#' are set in the map (its random draws kept, rescaled) and the fit is
-#' made as usual, choosing lambda by `lambda`. Large bandwidths mark
+#' `summary()` says which and shows both held-out errors. With those
+#' fresh rows, each column is then left out (its bandwidth set to the
+#' search's upper bound) if that does not make their error worse: on the
+#' search's own rows an irrelevant column can keep a moderate bandwidth by
+#' fitting chance structure. Kept
+#' bandwidths are set in the map (its random draws kept, rescaled) and the
+#' fit is made as usual, choosing lambda by `lambda`. Large bandwidths mark
 #' columns that matter little: see [relevance()]. For [rbin()] maps the
-#' search uses the same dense Fourier proxy of the Laplacian kernel; for
-#' chunked data, the subsample is read from the first chunks.
+#' search uses the same dense Fourier proxy of the Laplacian kernel, which
+#' learns how the columns' bandwidths compare but not the scale binning
+#' fits best on all rows (far narrower bins); so their overall scale is
+#' then screened as for `sigma = "auto"` (the learned ratios kept; from the
+#' map's own bandwidth if per-column ones were dropped), unless `lambda` is
+#' one number. For chunked data, the subsample is read from the first
+#' chunks (rbin maps on chunked data take no `sigma`).
 #'
 #' **Random binning maps** ([rbin()]) have millions of sparse columns, so
 #' `Z'Z` is never formed: the ridge system is solved matrix-free by
@@ -379,13 +388,20 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     map <- with_seed(map_args$seed,
                      default_bandwidth_map(map, x, response$y, weights, n_threads))  # R/default_bandwidth.R
   }
+  binned <- inherits(map, "kitchen_rbin")
+  ard_scale <- FALSE
   if (identical(sigma, "ard")) {
     ard <- with_stream_restored(ard_map(map, x, response$y, weights, n_threads))  # R/ard.R
     map <- ard$map
     sigma <- NULL
+    # Binning: the dense proxy learns how the columns' bandwidths compare,
+    # not the pitch scale that binning on all rows fits best (far narrower
+    # bins: R/krr_binned_search.R), which is then screened as for "auto"
+    # (from the map's own bandwidth if per-column ones were dropped: an rbin
+    # map's bandwidth is not chosen from the data otherwise).
+    ard_scale <- binned && loss == "squared" && !(is.numeric(lambda) && length(lambda) == 1)
   }
   sigmas <- bandwidth_candidates(sigma, map, lambda)
-  binned <- inherits(map, "kitchen_rbin")
   logistic <- loss == "logistic"
   if (logistic) check_logistic(response, map)
   # Checked above; matched to the map's columns and clipped once here: the
@@ -410,7 +426,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   } else if (solver == "falkon") {
     search <- falkon_search(map, x, response$y, weights, lambda, tol, max_iter, n_threads)
   } else if (binned) {
-    search <- binned_bandwidth_search(map, x, response$y, if (identical(sigma, "auto")) "auto" else sigmas,
+    search <- binned_bandwidth_search(map, x, response$y,
+                                      if (identical(sigma, "auto") || ard_scale) "auto" else sigmas,
                                       lambda, folds, tol, max_iter, n_threads, verbose, weights)  # R/krr_binned_search.R
   } else {
     # Far fewer rows than features: n x n algebra on the held features

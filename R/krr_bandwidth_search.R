@@ -99,10 +99,16 @@ screen_fold_path <- function(stats, n_threads) {
 
 # With several bandwidth candidates: each one's score and chosen lambda, and
 # (attribute "paths") the scores of all its lambdas, for plot().
+# Per-column bandwidths (rbin's scale screened after sigma = "ard") are
+# listed by bandwidth_level().
 bandwidth_path <- function(fits, scores) {
   if (length(fits) < 2) return(NULL)
-  paths <- lapply(fits, function(f) cbind(sigma = f$map$kernel$sigma, f$solution$path))
-  structure(data.frame(sigma = vapply(fits, function(f) f$map$kernel$sigma, 0),
+  paths <- lapply(fits, function(f) cbind(sigma = bandwidth_level(f$map$kernel$sigma), f$solution$path))
+  structure(data.frame(sigma = vapply(fits, function(f) bandwidth_level(f$map$kernel$sigma), 0),
                        lambda = vapply(fits, function(f) f$solution$lambda, 0), score = scores),
             paths = do.call(rbind, paths))
 }
+
+# One number for a bandwidth: itself, or the geometric mean of per-column
+# ones (candidates that scale one vector keep its shape, so this orders them).
+bandwidth_level <- function(sigma) if (length(sigma) == 1) sigma else exp(mean(log(sigma)))

@@ -61,7 +61,7 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   }
   kept <- NULL
   screened[[best]]$solution <- solution
-  order <- order(vapply(screened, function(f) f$map$kernel$sigma, 0))
+  order <- order(vapply(screened, function(f) bandwidth_level(f$map$kernel$sigma), 0))
   list(map = chosen, solution = solution, sigma_path = bandwidth_path(screened[order], scores[order]),
        read = read + solution$features_time)
 }
@@ -115,6 +115,9 @@ binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, n_thre
 # error falls, stopping at the first that does worse (errors over sigma
 # have one minimum); if the first halving already does worse, doubling is
 # tried the same way. At most `max_steps` candidates besides the first.
+# After sigma = "ard", `sigma` holds the learned per-column bandwidths and
+# the candidates scale them all together (their ratios, learned on the
+# dense proxy, are kept).
 auto_bandwidths <- function(sigma, screen, max_steps = 10) {
   screened <- list(screen(sigma))
   for (factor in c(1 / 2, 2)) {
@@ -132,7 +135,7 @@ auto_bandwidths <- function(sigma, screen, max_steps = 10) {
   screened
 }
 
-# The map with bandwidth `sigma` (one number), its occupied bins found again
+# The map with bandwidth `sigma` (one number, or one per column), its occupied bins found again
 # in `x` (checked data, map_input()). Hashed maps need no table.
 rbin_with_bandwidth <- function(map, x, sigma, n_threads, call = rlang::caller_env()) {
   ratio <- sigma / map$kernel$sigma  # one per input column for per-column bandwidths

@@ -269,7 +269,9 @@ print.summary.kitchen_krr <- function(x, ...) {
                sprintf("; %s (held-out error %s against %s for one bandwidth, on %d rows)",
                        if (fit$ard$kept) "kept" else "dropped", format(fit$ard$check[["ard"]], digits = 3),
                        format(fit$ard$check[["isotropic"]], digits = 3), fit$ard$check_rows)
-             })
+             },
+             if (length(fit$ard$pruned)) sprintf("; %d columns left out (no help on those rows)",
+                                                 length(fit$ard$pruned)))
     },
     "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("%s, %s iterations, relative residual %s (tol %g)%s",

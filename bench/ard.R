@@ -15,6 +15,7 @@
 source(file.path("bench", "common.R"))
 suppressPackageStartupMessages(library(kitchen))
 threads <- 2
+load_start <- scan("/proc/loadavg", n = 1, quiet = TRUE)
 
 friedman <- function(n, noise = 95) {
   x <- matrix(runif(n * (5 + noise)), n, 5 + noise)
@@ -74,7 +75,7 @@ fmt <- function(v, digits = 3) format(v, digits = digits)
 write_result(c(
   "# Per-column bandwidths: krr_fit(sigma = \"ard\")", "",
   machine_description(), "",
-  "Command: `Rscript bench/ard.R` (machine shared with other agents: times are indicative).", "",
+  sprintf("Command: `nice -n 10 Rscript bench/ard.R`; load average %.1f at the start, %.1f at the end (machine shared with other agents: times are indicative).", load_start, scan("/proc/loadavg", n = 1, quiet = TRUE)), "",
   "## Friedman #1 + 95 irrelevant uniform columns (10000 / 5000 rows, rff D = 1000)", "",
   markdown_table(data.frame(
     fit = c("sigma = \"ard\", 100 columns", "sigma = \"auto\", 100 columns", "sigma = \"auto\", the 5 true columns"),
@@ -82,8 +83,9 @@ write_result(c(
     check.names = FALSE)), "",
   sprintf("RMSE ratio ard / true columns: %.3f (target <= 1.15). Bandwidth ranks of the true columns x1..x5: %s (target: 1..5 in any order).",
           fr_rmse[["ard"]] / fr_rmse[["true"]], paste(ranks, collapse = ", ")),
-  sprintf("ARD search: %d objective evaluations on %d rows, %.1f s.", fr_ard$value$ard$iterations, fr_ard$value$ard$rows,
-          fr_ard$value$ard$time), "",
+  sprintf("ARD search: %d objective evaluations on %d rows, %.1f s; %d columns left out after it (no help on the %d fresh rows), %d of them noise columns.",
+          fr_ard$value$ard$iterations, fr_ard$value$ard$rows, fr_ard$value$ard$time,
+          length(fr_ard$value$ard$pruned), fr_ard$value$ard$check_rows, sum(fr_ard$value$ard$pruned > 5)), "",
   "## CPU (cpu_act), raw inputs, 6554 / 1638 rows, rff D = 300, minmax scaling, clipped test inputs", "",
   markdown_table(data.frame(
     fit = c("sigma = \"ard\"", "sigma = \"auto\""),
@@ -96,6 +98,6 @@ write_result(c(
     seconds = fmt(c(cost_single$seconds, cost_ard$seconds)))), "",
   sprintf("Ratio: %.2f (target <= 10); of which the search: %.1f s.",
           cost_ard$seconds / cost_single$seconds, cost_ard$value$ard$time), "",
-  "CoverType (rff D = 5000): bench/ard-covtype.R, results in bench/results/ard-covtype.md; rbin P = 50 not run.",
+  "CoverType: bench/ard-covtype.R (rff D = 5000, bench/results/ard-covtype.md) and bench/ard-covtype.R rbin (P = 50, bench/results/ard-covtype-rbin.md).",
   "The defaults suite: bench/defaults.R with `KITCHEN_BENCH_ARGS='sigma = \"ard\"'` (section added by hand below)."),
   "ard.md")

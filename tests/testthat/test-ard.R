@@ -251,3 +251,66 @@ test_that("the held-out check scores fresh rows when there are enough, else cros
   expect_true(crossed$kept)
   expect_null(crossed$search)
 })
+
+test_that("columns that do not help on fresh rows are left out, relevant ones kept", {
+  set.seed(14)
+  n <- 1500
+  x <- matrix(runif(n * 3), n, 3)
+  y <- cbind(sin(2 * pi * x[, 1]) + 0.5 * x[, 2] + rnorm(n, sd = 0.1))
+  kernel <- kernel_gaussian(1)
+  w0 <- kitchen:::spectral_sample(kernel, 3, 32)
+  inside <- seq_len(n) <= 1000
+  train <- list(x = x[inside, ], y = y[inside, , drop = FALSE], w = rep(1, 1000))
+  held_out <- list(x = x[!inside, ], y = y[!inside, , drop = FALSE], w = rep(1, 500))
+  # The noise column x3 at a bandwidth that lets it in; x2 a weak linear term.
+  search <- list(sigma = c(0.2, 3, 0.3), log_lambda = -8, log_upper = log(c(0.2, 3, 0.3) * 1e4))
+  pruned <- kitchen:::ard_prune(search, train, held_out, w0, 1L)
+  expect_identical(pruned$pruned, 3L)
+  expect_identical(pruned$sigma, c(0.2, 3, exp(search$log_upper[3])))
+  # Columns already at their bound are not tried again.
+  at_bound <- kitchen:::ard_prune(pruned, train, held_out, w0, 1L)
+  expect_identical(at_bound$pruned, integer())
+  expect_identical(at_bound$sigma, pruned$sigma)
+})
+
+test_that("rbin learns per-column scales on the dense proxy, then screens their overall scale", {
+  set.seed(21)
+  n <- 2500
+  x <- matrix(runif(n * 6), n, 6, dimnames = list(NULL, paste0("v", 1:6)))
+  f <- function(x) sin(2 * pi * x[, 1]) + 2 * sin(pi * x[, 2])
+  y <- f(x) + rnorm(n, sd = 0.1)
+  map <- rbin(x, 30, seed = 1, n_threads = 1)
+  set.seed(2)
+  fit <- krr_fit(x, y, map, sigma = "ard", n_threads = 1, verbose = FALSE)
+  expect_true(fit$ard$kept)
+  expect_length(fit$map$kernel$sigma, 6)
+  # The two relevant columns have the two smallest bandwidths.
+  expect_setequal(names(sort(relevance(fit), decreasing = TRUE))[1:2], c("v1", "v2"))
+  # Several overall scales of the learned bandwidths were screened (their
+  # ratios kept), the chosen one is the best screened.
+  expect_gte(nrow(fit$sigma_path), 2)
+  expect_equal(fit$sigma_path$sigma[which.min(fit$sigma_path$score)],
+               exp(mean(log(fit$map$kernel$sigma))))
+  expect_equal(sum(kitchen:::lambda_path(fit)$chosen), 1)
+  xt <- matrix(runif(1000 * 6), 1000, 6, dimnames = list(NULL, paste0("v", 1:6)))
+  rmse <- function(fit) sqrt(mean((predict(fit, xt) - f(xt))^2))
+  set.seed(2)
+  iso <- krr_fit(x, y, map, sigma = "auto", n_threads = 1, verbose = FALSE)
+  expect_lt(rmse(fit), 0.8 * rmse(iso))
+  # The learned scales, and the fit, survive saveRDS.
+  file <- tempfile(fileext = ".rds")
+  saveRDS(fit, file)
+  back <- readRDS(file)
+  expect_identical(back$map$kernel$sigma, fit$map$kernel$sigma)
+  expect_identical(back$map$pitch, fit$map$pitch)
+  expect_identical(predict(back, xt, n_threads = 1), predict(fit, xt, n_threads = 1))
+  # One lambda given: the proxy's bandwidths as learned, no scale screened.
+  fixed <- krr_fit(x, y, map, sigma = "ard", lambda = 0.1, n_threads = 1, verbose = FALSE)
+  expect_null(fixed$sigma_path)
+  # Chunked data: rbin's bins depend on the bandwidths, which are refused.
+  chunks <- chunked(list(list(x = x[1:1000, ], y = y[1:1000]), list(x = x[1001:n, ], y = y[1001:n])))
+  expect_error(krr_fit(chunks, map, sigma = "ard", n_threads = 1, verbose = FALSE, parallel = "none"),
+               "sigma", class = "kitchen_error_argument")
+  expect_error(krr_fit(x[1:10, ], y[1:10], map, sigma = "ard"), "at least 20 training rows",
+               class = "kitchen_error_argument")
+})
