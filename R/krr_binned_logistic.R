@@ -90,18 +90,12 @@ binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_it
     if (is.na(cv[l])) break
     accuracy[l] <- correct / scored
     if (best_candidate(cv) == l) {  # one n_features x k mean kept, not one per lambda
-      best_start <- list(
-        coefficients = Reduce(`+`, lapply(starts, `[[`, "coefficients")) / length(starts),
-        intercept = Reduce(`+`, lapply(starts, `[[`, "intercept")) / length(starts))
+      best_start <- mean_fold_solution(starts)  # R/krr_logistic.R
     }
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
     if (l - best_candidate(cv) >= patience) break
   }
-  reached <- !is.na(cv)
-  structure(data.frame(lambda = lambdas[reached], df = rep(NA_real_, sum(reached)),
-                       gcv = rep(NA_real_, sum(reached)), cv = cv[reached],
-                       cv_accuracy = accuracy[reached]),
-            start = best_start, tried = lambdas)
+  structure(logistic_path_frame(lambdas, cv, accuracy), start = best_start, tried = lambdas)
 }
 
 # Candidates: the mean eigenvalue of Z'WZ / 4 (every row has unit norm, so

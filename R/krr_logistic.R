@@ -318,17 +318,26 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
     cv[l] <- loss / stats$n
     if (is.na(cv[l])) break
     accuracy[l] <- correct / stats$n
-    means[[l]] <- list(
-      coefficients = Reduce(`+`, lapply(starts, `[[`, "coefficients")) / n_folds,
-      intercept = Reduce(`+`, lapply(starts, `[[`, "intercept")) / n_folds)
+    means[[l]] <- mean_fold_solution(starts)
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
     if (l - best_candidate(cv) >= patience) break
   }
+  structure(logistic_path_frame(lambdas, cv, accuracy), starts = means[!is.na(cv)],
+            tried = lambdas)
+}
+
+# The mean of the folds' solutions at one lambda (a warm start).
+mean_fold_solution <- function(solutions) {
+  list(coefficients = Reduce(`+`, lapply(solutions, `[[`, "coefficients")) / length(solutions),
+       intercept = Reduce(`+`, lapply(solutions, `[[`, "intercept")) / length(solutions))
+}
+
+# A logistic CV path as a fit's `path`: the lambdas scored (up to the first
+# that failed), with no df or GCV for this loss.
+logistic_path_frame <- function(lambdas, cv, accuracy) {
   reached <- !is.na(cv)
-  structure(data.frame(lambda = lambdas[reached], df = rep(NA_real_, sum(reached)),
-                       gcv = rep(NA_real_, sum(reached)), cv = cv[reached],
-                       cv_accuracy = accuracy[reached]),
-            starts = means[reached], tried = lambdas)
+  data.frame(lambda = lambdas[reached], df = rep(NA_real_, sum(reached)),
+             gcv = rep(NA_real_, sum(reached)), cv = cv[reached], cv_accuracy = accuracy[reached])
 }
 
 # The statistics of the rows outside fold k, with their centred Z'WZ made
