@@ -428,7 +428,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   } else if (binned) {
     search <- binned_bandwidth_search(map, x, response$y,
                                       if (identical(sigma, "auto") || ard_scale) "auto" else sigmas,
-                                      lambda, folds, tol, max_iter, n_threads, verbose, weights)  # R/krr_binned_search.R
+                                      lambda, folds, tol, max_iter, n_threads, verbose, weights,
+                                      classify = response$type == "class")  # R/krr_binned_search.R
   } else {
     # Far fewer rows than features: n x n algebra on the held features
     # (R/krr_dual.R), the same fit.
