@@ -30,7 +30,10 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   # grid), fold-1 path and solution, for binned_lambda_choice(): no second
   # pass over x.
   kept <- list(score = Inf, tie = Inf)
-  screen <- function(s) {
+  # `after` (a screened candidate, or NULL for the last one screened) sets
+  # where the path starts.
+  screen <- function(s, after = NULL) {
+    if (!is.null(after)) top <<- after$top
     began <- proc.time()[["elapsed"]]
     candidate <- rbin_with_bandwidth(map, x, s, n_threads)
     cols <- rbin_columns(candidate, x, n_threads, arg = "x")
@@ -49,7 +52,8 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
     # Warm start across candidates: the next path starts a decade above this best.
     top <<- 10 * relative(path$lambda[at], candidate)
     list(map = candidate, solution = list(path = path, lambda = path$lambda[at]),
-         score = if (length(at)) path$cv[at] else Inf, tie = if (length(at)) tie else Inf)
+         score = if (length(at)) path$cv[at] else Inf, tie = if (length(at)) tie else Inf,
+         top = top)
   }
   screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen, refine = TRUE) else
     lapply(sigmas, screen)
@@ -148,8 +152,12 @@ auto_bandwidths <- function(sigma, screen, max_steps = 10, refine = FALSE) {
                    cv_mse = vapply(screened, function(s) s$tie %||% s$score, 0))
     best <- binned_best(ranked)
     if (length(best)) {
+      # each path from a decade above the best one's lambda, not the last
+      # screened one's (on CoverType, lambda 30 times too small for 0.225)
       sigma <- screened[[best]]$map$kernel$sigma
-      for (factor in c(2^-0.5, 2^0.5)) screened[[length(screened) + 1]] <- screen(sigma * factor)
+      for (factor in c(2^-0.5, 2^0.5)) {
+        screened[[length(screened) + 1]] <- screen(sigma * factor, after = screened[[best]])
+      }
     }
   }
   screened
