@@ -333,7 +333,8 @@
 #'   and their iteration cap, for [rbin()] maps (in memory or chunked) and
 #'   `solver = "falkon"`; with `loss = "logistic"`,
 #'   the relative change of the objective between steps at which the
-#'   solver stops, and its cap on passes over the data.
+#'   solver stops, and its cap on passes over the data. `tol = NULL` is
+#'   `1e-5` for least squares on [rbin()] maps, `1e-6` otherwise.
 #' @param ... Arguments for the map constructor when `features` is a name.
 #' @return An object of class `kitchen_krr`: a plain list with the map,
 #'   `coefficients` (a `n_features x k` matrix), `intercept`, `lambda`, the
@@ -361,7 +362,7 @@ krr_fit <- function(x, ...) UseMethod("krr_fit")
 krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                             weights = NULL, loss = c("squared", "logistic"), n_folds = 5,
                             folds = NULL, n_threads = NULL, verbose = interactive(),
-                            block_size = 4096, tol = 1e-6, max_iter = 1000,
+                            block_size = 4096, tol = NULL, max_iter = 1000,
                             solver = c("direct", "falkon"), ...) {
   call <- fit_call(match.call())
   x <- as_data_matrix(x, allow_sparse = TRUE)
@@ -374,7 +375,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
-  check_positive(tol)
+  if (!is.null(tol)) check_positive(tol)
   check_count(max_iter)
   solver <- match_choice(solver, krr_solvers)
   n_threads <- resolve_threads(n_threads)
@@ -389,6 +390,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                      default_bandwidth_map(map, x, response$y, weights, n_threads))  # R/default_bandwidth.R
   }
   binned <- inherits(map, "kitchen_rbin")
+  tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
   ard_scale <- FALSE
   if (identical(sigma, "ard")) {
     ard <- with_stream_restored(ard_map(map, x, response$y, weights, n_threads))  # R/ard.R

@@ -111,7 +111,9 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
   # standard scaling: the bandwidths below were set for it
   map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 14, scale = "standard")
   folds <- rep(1:4, length.out = 400)
+  # tol 1e-6 (not the rbin default 1e-5): the coefficients are compared below
   fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 8), lambda = c(1, 0.1, 0.01), folds = folds,
+                 tol = 1e-6,
                  n_threads = 1)
   expect_identical(fit$sigma_path$sigma, c(0.25, 1, 8))
   chosen <- fit$map$kernel$sigma
@@ -137,7 +139,7 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
   expect_identical(fit$path$lambda, c(1, 0.1, 0.01))
   expect_identical(min(fit$path$cv), min(fit$sigma_path$score))
   expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
-  again <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, n_threads = 1)
+  again <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, tol = 1e-6, n_threads = 1)
   expect_equal(fit$coefficients, again$coefficients, tolerance = 1e-4)
   # A too narrow bandwidth loses to the others.
   expect_false(chosen == 0.25)
@@ -212,7 +214,7 @@ test_that("lambdas fold 1 cannot tell from its best get K-fold CV at the chosen 
   folds <- rep(1:4, length.out = 400)
   # 0.1 and 0.098 score within noise of each other on fold 1; 10 does not.
   lambdas <- c(10, 0.1, 0.098)
-  fit <- krr_fit(toy$x, toy$y, map, sigma = c(1, 8), lambda = lambdas, folds = folds,
+  fit <- krr_fit(toy$x, toy$y, map, sigma = c(1, 8), lambda = lambdas, folds = folds, tol = 1e-6,
                  n_threads = 1)
   expect_identical(fit$map$kernel$sigma, 1)
   expect_identical(fit$path$lambda, c(0.1, 0.098))
@@ -223,8 +225,18 @@ test_that("lambdas fold 1 cannot tell from its best get K-fold CV at the chosen 
   again <- krr_fit(toy$x, toy$y, fit$map, lambda = c(0.1, 0.098), folds = folds, n_threads = 1)
   expect_equal(fit$path$cv, again$path$cv, tolerance = 2e-2)
   expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
-  direct <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, n_threads = 1)
+  direct <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, tol = 1e-6, n_threads = 1)
   expect_equal(fit$coefficients, direct$coefficients, tolerance = 1e-4)
+})
+
+test_that("tol defaults to 1e-5 for least squares on rbin maps, 1e-6 otherwise", {
+  toy <- binned_toy(n = 300, seed = 19)
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 20)
+  expect_identical(krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1)$solver$tol, 1e-5)
+  expect_lte(krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1)$solver$residual, 1e-5)
+  expect_identical(krr_fit(toy$x, toy$y, map, lambda = 0.1, tol = 1e-7, n_threads = 1)$solver$tol,
+                   1e-7)
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = 0.1, tol = -1), "tol")
 })
 
 test_that("hashed maps take sigma candidates too", {
