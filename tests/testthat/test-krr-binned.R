@@ -159,6 +159,30 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
     expect_equal(coarse$sigma[best + c(-1, 1)], coarse$sigma[best] * c(0.5, 2))
     fine <- path$sigma[abs(steps - round(steps)) > 1e-9]
     expect_equal(fine, coarse$sigma[best] * 2^c(-0.5, 0.5))
+    # the neighbours' lambda paths start a decade above the best one's
+    # lambda (relative to n / n_features), not the last screened one's
+    paths <- attr(path, "paths")
+    relative <- function(s, l) l / (400 / rbin(toy$x, 20, sigma = s, seed = 14)$n_features)
+    top <- 10 * relative(coarse$sigma[best], coarse$lambda[best])
+    grid <- 10^seq(1, -5, by = -0.5)
+    for (s in fine) {
+      first <- max(paths$lambda[abs(paths$sigma - s) < 1e-12])
+      expect_equal(relative(s, first), max(grid[grid <= top * (1 + 1e-9)]))
+    }
+    # from 64 (too wide: the search doubles) the last screened candidate is
+    # not the best, and its lambda would set a different start
+    if (start == 16) {
+      far <- krr_fit(toy$x, toy$y, rbin(toy$x, 20, sigma = 64, seed = 14), sigma = "auto",
+                     folds = folds, n_threads = 1)$sigma_path
+      steps <- log2(far$sigma / 64)
+      at <- which.min(far$score[abs(steps - round(steps)) < 1e-9])
+      top <- 10 * relative(far$sigma[abs(steps - round(steps)) < 1e-9][at],
+                           far$lambda[abs(steps - round(steps)) < 1e-9][at])
+      for (s in far$sigma[abs(steps - round(steps)) > 1e-9]) {
+        first <- max(attr(far, "paths")$lambda[abs(attr(far, "paths")$sigma - s) < 1e-12])
+        expect_equal(relative(s, first), max(grid[grid <= top * (1 + 1e-9)]))
+      }
+    }
     expect_identical(auto$map$kernel$sigma, path$sigma[which.min(path$score)])
     expect_lt(sqrt(mean((predict(auto, toy$x) - toy$y)^2)), 0.3)
   }
