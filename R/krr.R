@@ -209,8 +209,7 @@
 #' data a fold tells the grid's lambdas, a factor `sqrt(10)` apart, apart:
 #' this saves K - 1 solves per lambda). With `sigma = "auto"` the map's bandwidth is halved while
 #' that error falls (the median-distance bandwidth of [rbin()] is far wider
-#' than binning needs), or doubled if the first halving does worse; then
-#' the best one's neighbours a factor `sqrt(2)` away are screened too.
+#' than binning needs), or doubled if the first halving does worse.
 #' `sigma_path` lists the bandwidths screened with their scores. With class
 #' labels, the error is the held-out misclassification rate (ties broken by
 #' the squared error of the class codes, kept in `path` as `cv_mse`): the

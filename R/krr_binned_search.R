@@ -30,10 +30,7 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   # grid), fold-1 path and solution, for binned_lambda_choice(): no second
   # pass over x.
   kept <- list(score = Inf, tie = Inf)
-  # `after` (a screened candidate, or NULL for the last one screened) sets
-  # where the path starts.
-  screen <- function(s, after = NULL) {
-    if (!is.null(after)) top <<- after$top
+  screen <- function(s) {
     began <- proc.time()[["elapsed"]]
     candidate <- rbin_with_bandwidth(map, x, s, n_threads)
     cols <- rbin_columns(candidate, x, n_threads, arg = "x")
@@ -52,10 +49,9 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
     # Warm start across candidates: the next path starts a decade above this best.
     top <<- 10 * relative(path$lambda[at], candidate)
     list(map = candidate, solution = list(path = path, lambda = path$lambda[at]),
-         score = if (length(at)) path$cv[at] else Inf, tie = if (length(at)) tie else Inf,
-         top = top)
+         score = if (length(at)) path$cv[at] else Inf, tie = if (length(at)) tie else Inf)
   }
-  screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen, refine = TRUE) else
+  screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen) else
     lapply(sigmas, screen)
   scores <- vapply(screened, `[[`, 0, "score")
   best <- binned_best(list(cv = scores, cv_mse = if (classify) vapply(screened, `[[`, 0, "tie")))
@@ -125,15 +121,15 @@ binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, n_thre
 # error falls, stopping at the first that does worse (errors over sigma
 # have one minimum); if the first halving already does worse, doubling is
 # tried the same way. At most `max_steps` candidates besides the first.
-# Then (`refine`) the best one's neighbours a factor sqrt(2) away: between
-# factor-2 steps the error changes by more than the difference between
-# good and best (on CoverType with min-max scaling, test errors 3.51% at
-# sigma 0.25 against 4.12% at the factor-2 grid's 0.321). Candidates are
+# No finer step follows: a sqrt(2) refinement was tried on CoverType (min-
+# max scaling) and fold 1's screen could not rank the neighbours (0.03-0.06
+# points apart, the noise of its truncated solves) and cost 303 CG
+# iterations, 177 of the call's 977 s (bench/results/rbin.md). Candidates are
 # ranked by score, ties by `tie` (binned_best()).
 # After sigma = "ard", `sigma` holds the learned per-column bandwidths and
 # the candidates scale them all together (their ratios, learned on the
 # dense proxy, are kept).
-auto_bandwidths <- function(sigma, screen, max_steps = 10, refine = FALSE) {
+auto_bandwidths <- function(sigma, screen, max_steps = 10) {
   screened <- list(screen(sigma))
   for (factor in c(1 / 2, 2)) {
     s <- sigma
@@ -146,19 +142,6 @@ auto_bandwidths <- function(sigma, screen, max_steps = 10, refine = FALSE) {
       best <- candidate$score
     }
     if (length(screened) > 2) break  # halving helped: no need to try wider bins
-  }
-  if (refine) {
-    ranked <- list(cv = vapply(screened, `[[`, 0, "score"),
-                   cv_mse = vapply(screened, function(s) s$tie %||% s$score, 0))
-    best <- binned_best(ranked)
-    if (length(best)) {
-      # each path from a decade above the best one's lambda, not the last
-      # screened one's (on CoverType, lambda 30 times too small for 0.225)
-      sigma <- screened[[best]]$map$kernel$sigma
-      for (factor in c(2^-0.5, 2^0.5)) {
-        screened[[length(screened) + 1]] <- screen(sigma * factor, after = screened[[best]])
-      }
-    }
   }
   screened
 }
