@@ -210,7 +210,10 @@
 #' this saves K - 1 solves per lambda). With `sigma = "auto"` the map's bandwidth is halved while
 #' that error falls (the median-distance bandwidth of [rbin()] is far wider
 #' than binning needs), or doubled if the first halving does worse.
-#' `sigma_path` lists the bandwidths screened with their scores.
+#' `sigma_path` lists the bandwidths screened with their scores. With class
+#' labels, the error is the held-out misclassification rate (ties broken by
+#' the squared error of the class codes, kept in `path` as `cv_mse`): the
+#' squared error keeps favouring lambdas that near-interpolate.
 #'
 #' **Chunked data** ([chunked()]) are read one chunk at a time, so the data
 #' need never fit in memory: each chunk is checked, featurised in blocks and
@@ -333,7 +336,8 @@
 #'   and their iteration cap, for [rbin()] maps (in memory or chunked) and
 #'   `solver = "falkon"`; with `loss = "logistic"`,
 #'   the relative change of the objective between steps at which the
-#'   solver stops, and its cap on passes over the data.
+#'   solver stops, and its cap on passes over the data. `tol = NULL` is
+#'   `1e-5` for least squares on [rbin()] maps, `1e-6` otherwise.
 #' @param ... Arguments for the map constructor when `features` is a name.
 #' @return An object of class `kitchen_krr`: a plain list with the map,
 #'   `coefficients` (a `n_features x k` matrix), `intercept`, `lambda`, the
@@ -361,7 +365,7 @@ krr_fit <- function(x, ...) UseMethod("krr_fit")
 krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                             weights = NULL, loss = c("squared", "logistic"), n_folds = 5,
                             folds = NULL, n_threads = NULL, verbose = interactive(),
-                            block_size = 4096, tol = 1e-6, max_iter = 1000,
+                            block_size = 4096, tol = NULL, max_iter = 1000,
                             solver = c("direct", "falkon"), ...) {
   call <- fit_call(match.call())
   x <- as_data_matrix(x, allow_sparse = TRUE)
@@ -374,7 +378,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
-  check_positive(tol)
+  if (!is.null(tol)) check_positive(tol)
   check_count(max_iter)
   solver <- match_choice(solver, krr_solvers)
   n_threads <- resolve_threads(n_threads)
@@ -389,6 +393,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                      default_bandwidth_map(map, x, response$y, weights, n_threads))  # R/default_bandwidth.R
   }
   binned <- inherits(map, "kitchen_rbin")
+  tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
   ard_scale <- FALSE
   if (identical(sigma, "ard")) {
     ard <- with_stream_restored(ard_map(map, x, response$y, weights, n_threads))  # R/ard.R
@@ -428,7 +433,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   } else if (binned) {
     search <- binned_bandwidth_search(map, x, response$y,
                                       if (identical(sigma, "auto") || ard_scale) "auto" else sigmas,
-                                      lambda, folds, tol, max_iter, n_threads, verbose, weights)  # R/krr_binned_search.R
+                                      lambda, folds, tol, max_iter, n_threads, verbose, weights,
+                                      classify = response$type == "class")  # R/krr_binned_search.R
   } else {
     # Far fewer rows than features: n x n algebra on the held features
     # (R/krr_dual.R), the same fit.

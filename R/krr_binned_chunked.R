@@ -66,7 +66,8 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
                           lambda, tol, max_iter, n_threads, verbose, call = call)  # R/krr_binned_logistic.R
   } else {
     binned_ridge(map, NULL, y$y / y_scale, lambda, folds, tol, max_iter, n_threads,
-                 verbose, if (has_weights) weights, cols = cols)
+                 verbose, if (has_weights) weights, cols = cols,
+                 classify = identical(response$type, "class"))
   }
   solution$fitted <- NULL  # chunked fits keep no fitted values
   search <- unscale_search(list(map = map, solution = solution, sigma_path = NULL, read = read),

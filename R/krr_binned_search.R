@@ -16,9 +16,10 @@
 # n / n_features), not at the top of the grid. The cost is one path on one
 # fold per candidate, K - 1 fold solves per close lambda, and the fit.
 binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, n_threads,
-                                    verbose, weights) {
+                                    verbose, weights, classify = FALSE) {
   if (length(sigmas) == 1 && is.null(sigmas[[1]])) {
-    solution <- binned_ridge(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights)
+    solution <- binned_ridge(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
+                             classify = classify)
     return(list(map = map, solution = solution, sigma_path = NULL, read = solution$features_time))
   }
   weights_all <- weights %||% rep(1, nrow(y))
@@ -28,7 +29,7 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   # The best candidate so far keeps its bin columns (4 bytes a row and
   # grid), fold-1 path and solution, for binned_lambda_choice(): no second
   # pass over x.
-  kept <- list(score = Inf)
+  kept <- list(score = Inf, tie = Inf)
   screen <- function(s) {
     began <- proc.time()[["elapsed"]]
     candidate <- rbin_with_bandwidth(map, x, s, n_threads)
@@ -37,27 +38,31 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
     value <- 1 / sqrt(candidate$n_grids)
     ops <- binned_ops(cols, value, candidate$n_features, n_threads)
     path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
-                           verbose, weights_all, use_folds = 1L, top = top)
-    if (min(path$cv) < kept$score) {
-      kept <<- list(score = min(path$cv), cols = cols, ops = ops, path = path)
+                           verbose, weights_all, use_folds = 1L, top = top, classify = classify)
+    at <- binned_best(path)
+    # with misclassification scores, the squared error breaks ties (binned_best())
+    tie <- if (classify) path$cv_mse[at] else path$cv[at]
+    if (length(at) && (path$cv[at] < kept$score || (path$cv[at] == kept$score && tie < kept$tie))) {
+      kept <<- list(score = path$cv[at], tie = tie, cols = cols, ops = ops, path = path)
     }
     attr(path, "start") <- attr(path, "losses") <- NULL
     # Warm start across candidates: the next path starts a decade above this best.
-    top <<- 10 * relative(path$lambda[best_candidate(path$cv)], candidate)
-    list(map = candidate, solution = list(path = path, lambda = path$lambda[best_candidate(path$cv)]),
-         score = min(path$cv))
+    top <<- 10 * relative(path$lambda[at], candidate)
+    list(map = candidate, solution = list(path = path, lambda = path$lambda[at]),
+         score = if (length(at)) path$cv[at] else Inf, tie = if (length(at)) tie else Inf)
   }
   screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen) else
     lapply(sigmas, screen)
   scores <- vapply(screened, `[[`, 0, "score")
-  best <- best_candidate(scores)
+  best <- binned_best(list(cv = scores, cv_mse = if (classify) vapply(screened, `[[`, 0, "tie")))
   chosen <- screened[[best]]$map
   solution <- if (is.null(kept$path)) {
     # every path broke down: binned_ridge() says so
-    binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights)
+    binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
+                 classify = classify)
   } else {
     binned_lambda_choice(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
-                         kept, relative)
+                         kept, relative, classify)
   }
   kept <- NULL
   screened[[best]]$solution <- solution
@@ -77,35 +82,36 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
 # fold 1's best is kept without more CV, and `path` is fold 1's path (its
 # scores, like `sigma_path`'s). Then the fit on all rows.
 binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
-                                 weights, kept, relative) {
+                                 weights, kept, relative, classify = FALSE) {
   path <- kept$path
   losses <- attr(path, "losses")
   start <- attr(path, "start")
   value <- 1 / sqrt(map$n_grids)
   weights_all <- weights %||% rep(1, nrow(y))
-  while (is.character(lambda) && best_candidate(path$cv) == 1 &&
+  while (is.character(lambda) && binned_best(path) == 1 &&
          relative(path$lambda[1], map) * sqrt(10) <= 10 * (1 + 1e-9)) {
     up <- binned_cv_path(kept$ops, y, folds, value, map$n_features, path$lambda[1] * sqrt(10), tol,
-                         max_iter, verbose, weights_all, use_folds = 1L, start = start)
+                         max_iter, verbose, weights_all, use_folds = 1L, start = start,
+                         classify = classify)
     if (!nrow(up)) break
     losses <- cbind(attr(up, "losses"), losses)
     if (up$cv < path$cv[1]) start <- attr(up, "start")
     path <- rbind(up, path)
   }
   attr(path, "start") <- attr(path, "losses") <- attr(path, "tried") <- NULL
-  best <- best_candidate(path$cv)
+  best <- binned_best(path)
   close <- vapply(seq_len(nrow(path)), function(l) {
     d <- losses[, l] - losses[, best]
     !(mean(d) > 2 * stats::sd(d) / sqrt(length(d)))  # NaN (no spread): close
   }, TRUE)
   if (sum(close) == 1) {
     solution <- binned_ridge(map, x, y, path$lambda[best], NULL, tol, max_iter, n_threads,
-                             verbose, weights, cols = kept$cols, start = start)
+                             verbose, weights, cols = kept$cols, start = start, classify = classify)
     solution$path <- path
     return(solution)
   }
   binned_ridge(map, x, y, path$lambda[close], folds, tol, max_iter, n_threads, verbose, weights,
-               cols = kept$cols, start = start, patience = Inf)
+               cols = kept$cols, start = start, patience = Inf, classify = classify)
 }
 
 # sigma = "auto" for binning. The median-distance bandwidth of rbin() suits
@@ -115,6 +121,11 @@ binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, n_thre
 # error falls, stopping at the first that does worse (errors over sigma
 # have one minimum); if the first halving already does worse, doubling is
 # tried the same way. At most `max_steps` candidates besides the first.
+# No finer step follows: a sqrt(2) refinement was tried on CoverType (min-
+# max scaling) and fold 1's screen could not rank the neighbours (0.03-0.06
+# points apart, the noise of its truncated solves) and cost 303 CG
+# iterations, 177 of the call's 977 s (bench/results/rbin.md). Candidates are
+# ranked by score, ties by `tie` (binned_best()).
 # After sigma = "ard", `sigma` holds the learned per-column bandwidths and
 # the candidates scale them all together (their ratios, learned on the
 # dense proxy, are kept).

@@ -8,7 +8,7 @@
 krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_folds = 5,
                                     n_threads = NULL, verbose = interactive(),
                                     block_size = 4096, parallel = c("auto", "future", "none"),
-                                    loss = c("squared", "logistic"), tol = 1e-6, max_iter = 1000,
+                                    loss = c("squared", "logistic"), tol = NULL, max_iter = 1000,
                                     ...) {
   call <- fit_call(match.call())
   if (...length()) {
@@ -35,6 +35,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   if (identical(lambda, "cv") || logistic_cv) check_count(n_folds, min = 2)
   if (missing(lambda) && !binned) lambda <- chunked_default_lambda(x, n_folds)
   engine <- chunk_engine(parallel, n_threads)
+  tol <- tol %||% default_tol(binned && loss == "squared")  # R/krr_binned.R
   if (binned) {
     check_positive(tol)
     check_count(max_iter)

@@ -97,7 +97,7 @@ catalogue <- list(
   list("rff: dimension 2.5", quote(rff(2.5, 10, sigma = 1)), "x"),
   list("rff: dimension without sigma", quote(rff(3, 10)), "sigma"),
   list("rff: spread overflows", quote(rff(cbind(c(1.7e308, -1.7e308)), 10)), "too large"),
-  list("rbin: spread overflows", quote(rbin(cbind(c(1.7e308, -1.7e308, 1.7e308)), 10, sigma = 1)), "too large"),
+  list("rbin: spread overflows", quote(rbin(cbind(c(1.7e308, -1.7e308, 1.7e308)), 10, sigma = 1, scale = "standard")), "too large"),
   list("rff: seed string", quote(rff(good_x, 10, seed = "a")), "seed"),
   list("rff: seed 1.5", quote(rff(good_x, 10, seed = 1.5)), "seed"),
   # predict() on an rff map

@@ -99,7 +99,10 @@ test_that("rbin() on chunked data merges the bins of every chunk", {
   expect_gt(attr(predict(first_only, toy$x), "rows_with_unseen"), 0)
   expect_identical(attr(predict(from_chunks, toy$x), "rows_with_unseen"), 0)
   # The default bandwidth comes from chunk 1's rows; hashed maps need one pass.
-  auto <- rbin(data, 10, seed = 9)
+  # (standard scaling on both sides: pooled moments are near chunk 1's, a
+  # min-max range may not be)
+  auto <- rbin(data, 10, seed = 9, scale = "standard")
+  expect_identical(rbin(data, 10, sigma = 1, seed = 9)$scaling, "minmax")  # the default
   expect_equal(auto$kernel$sigma,
                rbin(toy$chunks[[1]]$x, 10, seed = 9, scale = "standard")$kernel$sigma,
                tolerance = 0.05)

@@ -108,9 +108,12 @@ test_that("non-convergence warns; bad solver arguments are refused", {
 
 test_that("sigma candidates rebuild the bins; the chosen one equals a fit of that map", {
   toy <- binned_toy(n = 400, seed = 13)
-  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 14)
+  # standard scaling: the bandwidths below were set for it
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 14, scale = "standard")
   folds <- rep(1:4, length.out = 400)
+  # tol 1e-6 (not the rbin default 1e-5): the coefficients are compared below
   fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 8), lambda = c(1, 0.1, 0.01), folds = folds,
+                 tol = 1e-6,
                  n_threads = 1)
   expect_identical(fit$sigma_path$sigma, c(0.25, 1, 8))
   chosen <- fit$map$kernel$sigma
@@ -118,7 +121,7 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
   # The chosen map is the original with its pitches and shifts scaled, and
   # its bins those of a map built with that bandwidth and the same draws.
   expect_equal(fit$map$pitch, map$pitch * chosen, tolerance = 1e-15)
-  direct <- rbin(toy$x, n_grids = 20, sigma = chosen, seed = 14)
+  direct <- rbin(toy$x, n_grids = 20, sigma = chosen, seed = 14, scale = "standard")
   expect_equal(fit$map$pitch, direct$pitch, tolerance = 1e-14)
   expect_identical(fit$map$n_bins, direct$n_bins)
   # Screening scores: each candidate's held-out error of fold 1, over lambda.
@@ -136,12 +139,13 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
   expect_identical(fit$path$lambda, c(1, 0.1, 0.01))
   expect_identical(min(fit$path$cv), min(fit$sigma_path$score))
   expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
-  again <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, n_threads = 1)
+  again <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, tol = 1e-6, n_threads = 1)
   expect_equal(fit$coefficients, again$coefficients, tolerance = 1e-4)
   # A too narrow bandwidth loses to the others.
   expect_false(chosen == 0.25)
   # "auto": halvings (or doublings) of the map's bandwidth until the score
-  # rises; the chosen one does better than both its neighbours.
+  # rises; the chosen one does better than both its neighbours (no finer
+  # step: every candidate is a power of two times the start).
   for (start in c(1, 16)) {
     auto <- krr_fit(toy$x, toy$y, rbin(toy$x, 20, sigma = start, seed = 14), sigma = "auto",
                     folds = folds, n_threads = 1)
@@ -157,13 +161,56 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
   expect_true(nrow(path) >= 4)  # from 16, down to 1 or below
 })
 
+test_that("class labels score lambda by held-out misclassification, ties by squared error", {
+  set.seed(2)
+  n <- 300
+  x <- matrix(runif(n * 2, -2, 2), n, 2)
+  cls <- factor(ifelse(runif(n) < plogis(3 * (x[, 1] + sin(2 * x[, 2]))), "a", "b"))
+  map <- rbin(x, 20, sigma = 1, seed = 2)
+  folds <- rep(1:3, length.out = n)
+  lambdas <- c(3, 1, 0.3, 0.1, 0.03, 0.01)
+  fc <- krr_fit(x, cls, map, lambda = lambdas, folds = folds, n_threads = 1)
+  # the same fits on the +1/-1 codes as numbers are scored by squared error
+  codes <- ifelse(cls == "a", 1, -1)
+  fm <- krr_fit(x, cbind(a = codes, b = -codes), map, lambda = lambdas, folds = folds,
+                n_threads = 1)
+  # (the paths stop at different lambdas: each where its own score rises)
+  reached <- seq_len(min(nrow(fc$path), nrow(fm$path)))
+  expect_equal(fc$path$lambda[reached], fm$path$lambda[reached])
+  expect_equal(fc$path$cv_mse[reached], fm$path$cv[reached])
+  # cv: the share of held-out rows misclassified, as explicit refits say
+  z <- as.matrix(predict(map, x))
+  expected <- vapply(fc$path$lambda, function(l) {
+    mean(unlist(lapply(1:3, function(k) {
+      train <- folds != k
+      ref <- dense_ridge(z[train, ], codes[train], l)
+      (z[!train, ] %*% ref$w + ref$b > 0) != (codes[!train] > 0)
+    })))
+  }, 0)
+  expect_lte(max(abs(fc$path$cv - expected)), 2 / n)  # CG stopped early: a row may flip
+  expect_equal(fc$path$cv * n, round(fc$path$cv * n))
+  # here the rules differ: squared error picks 1, misclassification 3
+  expect_identical(fm$lambda, 1)
+  expect_identical(fc$lambda, 3)
+  expect_lt(fc$path$cv[fc$path$lambda == 3], fc$path$cv[fc$path$lambda == 1])
+  # equal misclassification: the lower squared error wins
+  set.seed(8)
+  x <- matrix(runif(n * 2, -2, 2), n, 2)
+  cls <- factor(ifelse(runif(n) < plogis(3 * (x[, 1] + sin(2 * x[, 2]))), "a", "b"))
+  fc <- krr_fit(x, cls, rbin(x, 20, sigma = 1, seed = 8), lambda = lambdas, folds = folds,
+                n_threads = 1)
+  best <- fc$path$cv == min(fc$path$cv)
+  expect_gt(sum(best), 1)
+  expect_identical(fc$lambda, fc$path$lambda[best][which.min(fc$path$cv_mse[best])])
+})
+
 test_that("lambdas fold 1 cannot tell from its best get K-fold CV at the chosen bandwidth", {
   toy <- binned_toy(n = 400, seed = 17)
   map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 18)
   folds <- rep(1:4, length.out = 400)
   # 0.1 and 0.098 score within noise of each other on fold 1; 10 does not.
   lambdas <- c(10, 0.1, 0.098)
-  fit <- krr_fit(toy$x, toy$y, map, sigma = c(1, 8), lambda = lambdas, folds = folds,
+  fit <- krr_fit(toy$x, toy$y, map, sigma = c(1, 8), lambda = lambdas, folds = folds, tol = 1e-6,
                  n_threads = 1)
   expect_identical(fit$map$kernel$sigma, 1)
   expect_identical(fit$path$lambda, c(0.1, 0.098))
@@ -174,8 +221,18 @@ test_that("lambdas fold 1 cannot tell from its best get K-fold CV at the chosen 
   again <- krr_fit(toy$x, toy$y, fit$map, lambda = c(0.1, 0.098), folds = folds, n_threads = 1)
   expect_equal(fit$path$cv, again$path$cv, tolerance = 2e-2)
   expect_identical(fit$lambda, fit$path$lambda[which.min(fit$path$cv)])
-  direct <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, n_threads = 1)
+  direct <- krr_fit(toy$x, toy$y, fit$map, lambda = fit$lambda, tol = 1e-6, n_threads = 1)
   expect_equal(fit$coefficients, direct$coefficients, tolerance = 1e-4)
+})
+
+test_that("tol defaults to 1e-5 for least squares on rbin maps, 1e-6 otherwise", {
+  toy <- binned_toy(n = 300, seed = 19)
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 20)
+  expect_identical(krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1)$solver$tol, 1e-5)
+  expect_lte(krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1)$solver$residual, 1e-5)
+  expect_identical(krr_fit(toy$x, toy$y, map, lambda = 0.1, tol = 1e-7, n_threads = 1)$solver$tol,
+                   1e-7)
+  expect_error(krr_fit(toy$x, toy$y, map, lambda = 0.1, tol = -1), "tol")
 })
 
 test_that("hashed maps take sigma candidates too", {

@@ -177,9 +177,17 @@ test_that("the map survives saveRDS; print and columns by name", {
   expect_output(print(map), "laplacian")
   expect_output(print(map), "occupied bins")
   expect_output(print(map), "grids +: 12")
-  # the median Manhattan distance of the standardised rows is the default sigma
-  xs <- scale(x)
+  # the default scaling is min-max (each column's range onto [-1, 1]), and
+  # the median Manhattan distance of the rescaled rows is the default sigma
+  expect_identical(map$scaling, "minmax")
+  low <- apply(x, 2, min)
+  high <- apply(x, 2, max)
+  xs <- scale(x, center = (high + low) / 2, scale = (high - low) / 2)
+  expect_equal(unname(range(xs)), c(-1, 1))
   expect_equal(map$kernel$sigma, stats::median(stats::dist(xs, "manhattan")), tolerance = 1e-12)
+  standard <- rbin(x, n_grids = 12, seed = 17, scale = "standard")
+  expect_equal(standard$kernel$sigma, stats::median(stats::dist(scale(x), "manhattan")),
+               tolerance = 1e-12)
 })
 
 test_that("bad arguments are refused with clear errors", {
