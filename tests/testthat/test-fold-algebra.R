@@ -56,6 +56,25 @@ test_that("gram_quadratic_forms_cpp() is colSums(w * (gram %*% w))", {
   expect_error(kitchen:::gram_quadratic_forms_cpp(g, w[-1, ], 1L), "as many rows")
 })
 
+test_that("fold_quadratic_forms_cpp() is colSums(w * (gram %*% w)) on every SIMD level", {
+  # With AVX2 / AVX-512, G W is a packed product (quadratic_forms.hpp): equal
+  # to rounding, and the same whatever the threads or the columns passed.
+  for (d in c(1, 23, 200, 300)) {
+    g <- gram_fixture(300)[seq_len(d), seq_len(d), drop = FALSE]
+    w <- matrix(rnorm(d * 61), d)
+    reference <- colSums(w * (g %*% w))
+    for (simd in c("scalar", "avx2", "avx512")) {
+      one <- kitchen:::fold_quadratic_forms_cpp(g, w, 1L, simd)
+      expect_equal(one, reference, tolerance = 1e-12)
+      expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w, 2L, simd), one)
+      expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w[, 30:34, drop = FALSE], 2L, simd), one[30:34])
+    }
+  }
+  expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w, 2L, "scalar"),
+                   kitchen:::gram_quadratic_forms_cpp(g, w, 2L))
+  expect_error(kitchen:::fold_quadratic_forms_cpp(g, w[-1, ], 1L, "avx512"), "as many rows")
+})
+
 test_that("the blocked Cholesky solve equals the dense solution across block edges", {
   g <- gram_fixture(600)
   y <- matrix(rnorm(600 * 2), 600)
@@ -131,8 +150,8 @@ test_that("a fold's lambda path from the totals equals the path of its centred G
     }
   }
   reference <- solve(centred + diag(lambdas[3], 200), zy)
-  path <- kitchen:::ridge_path_fold_coefficients_cpp(g, h, zbar, n, zy, lambdas, FALSE, 1L, 0L)
+  path <- kitchen:::ridge_path_fold_coefficients_cpp(g, h, zbar, n, zy, lambdas, FALSE, 1L, "scalar")
   expect_equal(path[, 5:6], reference, tolerance = 1e-9)
   expect_error(kitchen:::ridge_path_fold_coefficients_cpp(g, h[-1, -1], zbar, n, zy, lambdas,
-                                                          FALSE, 1L, 0L), "one size")
+                                                          FALSE, 1L, "scalar"), "one size")
 })

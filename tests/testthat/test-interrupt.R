@@ -79,3 +79,25 @@ test_that("an interrupt stops a logistic fit on an rbin map (Newton-CG) promptly
   expect_false(is.na(delay), label = "the rbin logistic fit was still running")
   expect_lt(delay, 2.5, label = "the rbin logistic fit stopped within 2.5 s of SIGINT")
 })
+
+test_that("an interrupt stops the CV folds' blocked products promptly", {
+  skip_if_not_installed("processx")
+  skip_on_os("windows")
+  skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
+  skip_if(kitchen_simd()$used == "scalar", "the blocked products need AVX2 or AVX-512")
+  # Q by blocks of reflectors (reflector_blocks.hpp) on 20,000 columns after
+  # a short reduction, and G W packed (quadratic_forms.hpp): each tens of
+  # seconds, checking between blocks and chunks of units.
+  calls <- c(
+    reflectors = paste("set.seed(1); a <- matrix(rnorm(3000 * 3000), 3000); g <- a + t(a);",
+                       "x <- matrix(rnorm(3000 * 20000), 3000);",
+                       "kitchen:::tridiagonal_cpp(g, x, x[, 1:2], FALSE, 2L, 'avx512', 0, TRUE)"),
+    quadratic = paste("set.seed(1); a <- matrix(rnorm(6000 * 6000), 6000); g <- a + t(a);",
+                      "w <- matrix(rnorm(6000 * 5000), 6000);",
+                      "for (i in 1:10) kitchen:::fold_quadratic_forms_cpp(g, w, 2L, 'avx512')"))
+  for (name in names(calls)) {
+    delay <- interrupt_delay(paste("library(kitchen);", calls[[name]]), warm_up = 12)
+    expect_false(is.na(delay), label = paste(name, "was still running at the signal"))
+    expect_lt(delay, 2.5, label = paste(name, "stopped within 2.5 s of SIGINT"))
+  }
+})
