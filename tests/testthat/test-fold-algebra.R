@@ -75,6 +75,25 @@ test_that("fold_quadratic_forms_cpp() is colSums(w * (gram %*% w)) on every SIMD
   expect_error(kitchen:::fold_quadratic_forms_cpp(g, w[-1, ], 1L, "avx512"), "as many rows")
 })
 
+test_that("fold_quadratic_forms_cpp() splits many columns into groups without changing results", {
+  skip_if(kitchen_simd()$used == "scalar", "the packed product needs AVX2 or AVX-512")
+  # Above about 1e9 flops per unit of 192 (AVX-512) or 96 rows (AVX2) the
+  # columns go in groups, for interrupt checks in between (fold_algebra.cpp):
+  # here 2 groups with AVX2, 3 with AVX-512. Each entry gets the same kernel
+  # calls, so the forms equal those of a few columns passed alone (one
+  # group), to the bit.
+  set.seed(7)
+  d <- 400
+  g <- gram_fixture(d)
+  w <- matrix(rnorm(d * 14000), d)
+  for (simd in c("avx2", "avx512")) {
+    all <- kitchen:::fold_quadratic_forms_cpp(g, w, 2L, simd)
+    cols <- c(1:3, 4679:4682, 7000:7002, 9359:9362, 13998:14000)
+    expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w[, cols], 1L, simd), all[cols])
+    expect_equal(all[cols], colSums(w[, cols] * (g %*% w[, cols])), tolerance = 1e-12)
+  }
+})
+
 test_that("the blocked Cholesky solve equals the dense solution across block edges", {
   g <- gram_fixture(600)
   y <- matrix(rnorm(600 * 2), 600)

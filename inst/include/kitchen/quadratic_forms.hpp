@@ -6,12 +6,12 @@
 // R's) ran at memory speed.
 //
 // W is packed once into strips of Kernel::mr columns (all of it: as large as
-// P). A unit of work is quadratic_rows_per_unit(level) rows of P: for each
+// P). A unit of work is unit_rows rows of P for a range of strips: for each
 // depth block it packs those rows of G (G' = G, so each is read down a
-// column) and multiplies them into every strip of W. Each entry of P is a
-// sum over depth blocks, in order, of one micro-kernel chain each: the
-// blocking depends only on dim, so results do not depend on the threads or
-// on m. They differ from fold_algebra.hpp's product in rounding only.
+// column) and multiplies them into each strip of the range. Each entry of P
+// is a sum over depth blocks, in order, of one micro-kernel chain each: the
+// blocking depends only on dim, so results do not depend on the threads,
+// the ranges or on m. They differ from fold_algebra.hpp's product in rounding only.
 // Bodies never allocate or throw.
 #pragma once
 
@@ -62,9 +62,14 @@ class symmetric_product {
     }
   }
 
-  // Rows of unit u of p += G W (p: dim x m, column-major), after pack_w()
-  // of every strip.
-  void multiply_unit(const double* g, std::size_t u, double* p) {
+  // Rows of unit u of p += G W (p: dim x m, column-major) for the columns of
+  // strips [s_begin, s_end), after pack_w() of those strips. Each entry of P
+  // gets the same chain of kernel calls whatever the strips passed, so
+  // callers may split the columns (to bound the work between interrupt
+  // checks) without changing results. Units running at once must differ
+  // (each has its packing buffer).
+  void multiply_unit(const double* g, std::size_t u, double* p, std::size_t s_begin,
+                     std::size_t s_end) {
     const std::size_t i0 = u * unit_rows, rows = std::min(unit_rows, dim_ - i0);
     const std::size_t row_strips = (rows + mr - 1) / mr;
     double* a = align64(packed_g_.data() + u * (unit_rows * kd + 8));
@@ -81,7 +86,7 @@ class symmetric_product {
           for (std::size_t k = 0; k < kc; ++k) out[k * mr] = 0.0;
         }
       }
-      for (std::size_t s = 0; s < strips_; ++s) {
+      for (std::size_t s = s_begin; s < s_end; ++s) {
         const double* b = pw + s * dim_ * mr + k0 * mr;
         for (std::size_t r = 0; r < row_strips; ++r) {
           const std::size_t ni = std::min(mr, rows - r * mr);
