@@ -73,6 +73,10 @@ gram_quadratic_forms_cpp <- function(gram, w, n_threads) {
     .Call(`_kitchen_gram_quadratic_forms_cpp`, gram, w, n_threads)
 }
 
+fold_quadratic_forms_cpp <- function(gram, w, n_threads, simd) {
+    .Call(`_kitchen_fold_quadratic_forms_cpp`, gram, w, n_threads, simd)
+}
+
 ridge_cholesky_solve_cpp <- function(gram, lambda, rhs, n_threads) {
     .Call(`_kitchen_ridge_cholesky_solve_cpp`, gram, lambda, rhs, n_threads)
 }
@@ -173,8 +177,8 @@ ridge_path_fold_coefficients_cpp <- function(total, fold, zbar, n, zy, lambdas, 
     .Call(`_kitchen_ridge_path_fold_coefficients_cpp`, total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd)
 }
 
-tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entries = 0) {
-    .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries)
+tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entries = 0, blocked = FALSE) {
+    .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries, blocked)
 }
 
 rff_predict_small_cpp <- function(map, x, n_threads) {

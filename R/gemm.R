@@ -25,7 +25,7 @@ gemm_cache <- new.env(parent = emptyenv())
 # only when it is an optimised one and kitchen's SIMD kernels are
 # unavailable or switched off.
 blas_beats_kitchen <- function(call = rlang::caller_env()) {
-  blas_is_optimised() && min(simd_detect_cpp(), resolve_simd(call)) == 0L
+  blas_is_optimised() && simd_used(call) == "scalar"
 }
 
 # Dense products (Z'Z in krr_fit(), the projection X W of rff features),

@@ -54,7 +54,7 @@ fold_sse <- function(stats, lambdas, n_threads, which, sse = numeric(length(lamb
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +
       fold$n * b^2 + 2 * b * drop(crossprod(w, fold$zsum)) +
-      gram_quadratic_forms_cpp(fold$gram, w, n_threads)
+      fold_quadratic_forms_cpp(fold$gram, w, n_threads, simd)
     sse <- sse + colSums(matrix(err, k))
   }
   sse

@@ -23,20 +23,25 @@
 #' kitchen_simd()
 #' options(old)
 kitchen_simd <- function() {
-  levels <- simd_levels()
-  cpu <- simd_detect_cpp()
-  list(cpu = levels[[cpu + 1L]],
-       used = levels[[min(cpu, resolve_simd()) + 1L]])
+  list(cpu = simd_detect_cpp(), used = simd_used())
 }
 
+# Lowest first: a level implies the ones before it.
 simd_levels <- function() c("scalar", "avx2", "avx512")
 
-# The requested cap as the integer the C++ side understands (0, 1, 2).
+# The level kitchen's kernels run at: the cap, or less if the CPU has less.
+simd_used <- function(call = rlang::caller_env()) {
+  levels <- simd_levels()
+  levels[[min(match(simd_detect_cpp(), levels), match(resolve_simd(call), levels))]]
+}
+
+# The requested cap by name, as the C++ side takes it ("scalar", "avx2",
+# "avx512"; the glue caps it at what the CPU supports).
 resolve_simd <- function(call = rlang::caller_env()) {
   value <- getOption("kitchen.simd")
   if (is.null(value)) {
     value <- env_value_cpp("KITCHEN_SIMD", "auto")  # Sys.getenv() costs a microsecond
-    if (identical(value, "auto")) return(2L)  # fast path: nothing set
+    if (identical(value, "auto")) return("avx512")  # fast path: nothing set
     arg <- "KITCHEN_SIMD"
   } else {
     arg <- "options(kitchen.simd)"
@@ -46,5 +51,5 @@ resolve_simd <- function(call = rlang::caller_env()) {
     abort_arg("{.arg {arg}} must be one of {.val {choices}}, not {.val {value}}.",
               call = call)
   }
-  if (value == "auto") 2L else match(value, simd_levels()) - 1L
+  if (value == "auto") "avx512" else value
 }

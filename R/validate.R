@@ -33,7 +33,7 @@ validate_map <- function(map, arg = rlang::caller_arg(map), deep = FALSE,
     hashed <- !is.null(map$n_buckets)
     out <- rbin_columns_cpp(matrix(0, 0, map$d), map$pitch, map$shift, map$center, map$scale,
                             if (hashed) raw(0) else map$keys, if (hashed) integer(0) else map$n_bins,
-                            if (hashed) map$n_buckets else 0, 1L, 0L)
+                            if (hashed) map$n_buckets else 0, 1L, "scalar")
     if (is.character(out)) problem <- out
   }
   if (!is.null(problem)) abort_invalid_map(arg, class, problem, call = call)

@@ -41,36 +41,52 @@ method_child <- function(method, lib) {
   ns <- asNamespace("kitchen")
   # Seconds spent in each internal step: wrapped in the namespace.
   timers <- new.env()
-  wrap <- function(name) {
+  # A step's timer sums the functions named for it that the build has (the
+  # folds' quadratic forms moved to fold_quadratic_forms_cpp(); older builds
+  # time every gram_quadratic_forms_cpp() call there).
+  wrap <- function(step, name) {
     if (!exists(name, envir = ns, inherits = FALSE)) return()
     f <- get(name, envir = ns)
-    timers[[name]] <- c(0, 0)
+    if (is.null(timers[[step]])) timers[[step]] <- c(0, 0, 0)
     unlockBinding(name, ns)
+    # elapsed seconds, calls, and CPU seconds of the process (all threads:
+    # less sensitive than elapsed time to other jobs on a loaded machine)
     assign(name, function(...) {
-      began <- proc.time()[["elapsed"]]
-      on.exit(timers[[name]] <- timers[[name]] + c(proc.time()[["elapsed"]] - began, 1))
+      began <- proc.time()
+      on.exit({
+        spent <- proc.time() - began
+        timers[[step]] <- timers[[step]] +
+          c(spent[["elapsed"]], 1, spent[["user.self"]] + spent[["sys.self"]])
+      })
       f(...)
     }, envir = ns)
   }
+  fold_quadratic <- if (exists("fold_quadratic_forms_cpp", envir = ns, inherits = FALSE)) {
+    "fold_quadratic_forms_cpp"
+  } else {
+    "gram_quadratic_forms_cpp"
+  }
   steps <- c(pass = "krr_statistics", fold_path = "ridge_path_fold_coefficients_cpp",
-             fold_quadratic = "gram_quadratic_forms_cpp", final_reduction = "ridge_gcv_path_cpp",
+             fold_quadratic = fold_quadratic, final_reduction = "ridge_gcv_path_cpp",
              calibration = "class_calibration", fitted = "predict_rows")
-  for (s in steps) wrap(s)
+  for (s in names(steps)) wrap(s, steps[[s]])
   set.seed(1)
   cpu <- proc.time()
   fit <- krr_fit(x[train, ], y[train], rff(x[train, ], n_features, seed = 1), sigma = "auto",
                  verbose = FALSE)
   cpu <- proc.time() - cpu
   accuracy <- mean(predict(fit, x[test, ], type = "class") == y[test])
-  parts <- vapply(steps, function(s) if (is.null(timers[[s]])) NA else timers[[s]][1], 0)
-  calls <- vapply(steps, function(s) if (is.null(timers[[s]])) NA else timers[[s]][2], 0)
+  parts <- vapply(names(steps), function(s) if (is.null(timers[[s]])) NA else timers[[s]][1], 0)
+  calls <- vapply(names(steps), function(s) if (is.null(timers[[s]])) NA else timers[[s]][2], 0)
+  cpus <- vapply(names(steps), function(s) if (is.null(timers[[s]])) NA else timers[[s]][3], 0)
   cat("sigma_path:", paste(capture.output(print(fit$sigma_path)), collapse = "\n"), "\n",
       file = stderr())
   c(seconds = cpu[["elapsed"]], cpu = cpu[["user.self"]] + cpu[["sys.self"]] +
       cpu[["user.child"]] + cpu[["sys.child"]],
     accuracy = accuracy, sigma = fit$map$kernel$sigma, lambda = fit$lambda,
     threads = kitchen_threads(), stats::setNames(parts, paste0("t_", names(steps))),
-    stats::setNames(calls, paste0("n_", names(steps))))
+    stats::setNames(calls, paste0("n_", names(steps))),
+    stats::setNames(cpus, paste0("c_", names(steps))))
 }
 
 args <- commandArgs(TRUE)
@@ -135,9 +151,10 @@ row <- function(m) {
 parts <- grep("^t_", names(table), value = TRUE)
 part_row <- function(m) {
   sub <- table[table$method == m, ]
-  sprintf("| %s | %s |", m, paste(sprintf("%.1f (%d)", vapply(parts, function(p) stats::median(sub[[p]]), 0),
-                                           vapply(sub(parts, pattern = "^t_", replacement = "n_"),
-                                                  function(p) as.integer(stats::median(sub[[p]])), 0L)),
+  med <- function(p) if (is.null(sub[[p]])) NA_real_ else stats::median(sub[[p]])
+  sprintf("| %s | %s |", m, paste(sprintf("%.1f / %.1f (%d)", vapply(parts, med, 0),
+                                           vapply(sub("^t_", "c_", parts), med, 0),
+                                           as.integer(vapply(sub("^t_", "n_", parts), med, 0))),
                                    collapse = " | "))
 }
 kitchen_methods <- grep("^kitchen", names(methods), value = TRUE)
@@ -151,7 +168,7 @@ lines <- c(
   "", "| method | runs | seconds (median) | CPU seconds (median) | test accuracy | sigma | lambda |",
   "| --- | --- | --- | --- | --- | --- | --- |",
   vapply(names(methods), row, ""),
-  "", "Where kitchen's time goes (median seconds, and number of calls): passes over the rows (`krr_statistics`), CV folds' reductions and lambda paths (`ridge_path_fold_coefficients_cpp`), their quadratic forms (`gram_quadratic_forms_cpp`), the final reduction (`ridge_gcv_path_cpp`), class calibration, fitted values.",
+  "", "Where kitchen's time goes (median elapsed / CPU seconds, and number of calls): passes over the rows (`krr_statistics`), CV folds' reductions and lambda paths (`ridge_path_fold_coefficients_cpp`), their quadratic forms (`fold_quadratic_forms_cpp`; builds without it: every `gram_quadratic_forms_cpp` call), the final reduction (`ridge_gcv_path_cpp`), class calibration, fitted values.",
   "", paste("| build |", paste(sub("^t_", "", parts), collapse = " | "), "|"),
   paste0("| --- |", strrep(" --- |", length(parts))),
   vapply(kitchen_methods, part_row, ""),

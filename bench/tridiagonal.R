@@ -12,10 +12,10 @@ dims <- c(512, 1024, 2048, 4096)
 if ("--child" %in% commandArgs(TRUE)) {
   source(file.path("bench", "common.R"))
   library(kitchen)
-  methods <- list("kitchen, 2 threads" = list(FALSE, 2L, 2L),
-                  "kitchen, 1 thread" = list(FALSE, 1L, 2L),
-                  "kitchen, 2 threads, SIMD off" = list(FALSE, 2L, 0L),
-                  "LAPACK dsytrd + dormtr" = list(TRUE, 2L, 2L))
+  methods <- list("kitchen, 2 threads" = list(FALSE, 2L, "avx512"),
+                  "kitchen, 1 thread" = list(FALSE, 1L, "avx512"),
+                  "kitchen, 2 threads, SIMD off" = list(FALSE, 2L, "scalar"),
+                  "LAPACK dsytrd + dormtr" = list(TRUE, 2L, "avx512"))
   rows <- character()
   for (dim in dims) {
     set.seed(1)

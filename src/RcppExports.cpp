@@ -148,7 +148,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // fastfood_features_cpp
-SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center, SEXP scale, bool project_only, int n_threads, int simd);
+SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center, SEXP scale, bool project_only, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_fastfood_features_cpp(SEXP xSEXP, SEXP rows_as_columnsSEXP, SEXP map_listSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP project_onlySEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -159,7 +159,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type scale(scaleSEXP);
     Rcpp::traits::input_parameter< bool >::type project_only(project_onlySEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(fastfood_features_cpp(x, rows_as_columns, map_list, center, scale, project_only, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
@@ -261,6 +261,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// fold_quadratic_forms_cpp
+Rcpp::NumericVector fold_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w, int n_threads, SEXP simd);
+RcppExport SEXP _kitchen_fold_quadratic_forms_cpp(SEXP gramSEXP, SEXP wSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type w(wSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(fold_quadratic_forms_cpp(gram, w, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // ridge_cholesky_solve_cpp
 SEXP ridge_cholesky_solve_cpp(Rcpp::NumericMatrix gram, double lambda, Rcpp::NumericMatrix rhs, int n_threads);
 RcppExport SEXP _kitchen_ridge_cholesky_solve_cpp(SEXP gramSEXP, SEXP lambdaSEXP, SEXP rhsSEXP, SEXP n_threadsSEXP) {
@@ -275,7 +288,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // fwht_cpp
-SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd);
+SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_fwht_cpp(SEXP xSEXP, SEXP n_rowsSEXP, SEXP normalizeSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -283,13 +296,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type n_rows(n_rowsSEXP);
     Rcpp::traits::input_parameter< bool >::type normalize(normalizeSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(fwht_cpp(x, n_rows, normalize, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // simd_detect_cpp
-int simd_detect_cpp();
+std::string simd_detect_cpp();
 RcppExport SEXP _kitchen_simd_detect_cpp() {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -298,7 +311,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // gram_update_cpp
-Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z, bool use_blas, int n_threads, int simd);
+Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z, bool use_blas, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_gram_update_cpp(SEXP gramSEXP, SEXP zSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -306,7 +319,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type z(zSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(gram_update_cpp(gram, z, use_blas, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
@@ -347,13 +360,13 @@ BEGIN_RCPP
 END_RCPP
 }
 // inverse_square_root_cpp
-Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, int simd);
+Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_inverse_square_root_cpp(SEXP kSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type k(kSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(inverse_square_root_cpp(k, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
@@ -428,7 +441,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // nystrom_features_cpp
-SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, int n_threads, int simd);
+SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_nystrom_features_cpp(SEXP xSEXP, SEXP centerSEXP, SEXP divisorSEXP, SEXP centersSEXP, SEXP normalizationSEXP, SEXP kindSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -439,13 +452,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type normalization(normalizationSEXP);
     Rcpp::traits::input_parameter< std::string >::type kind(kindSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(nystrom_features_cpp(x, center, divisor, centers, normalization, kind, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // rbin_build_cpp
-SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads, int simd);
+SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_rbin_build_cpp(SEXP xSEXP, SEXP pitchSEXP, SEXP shiftSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -455,13 +468,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type center(centerSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type scale(scaleSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(rbin_build_cpp(x, pitch, shift, center, scale, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // rbin_columns_cpp
-SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets, int n_threads, int simd);
+SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_rbin_columns_cpp(SEXP xSEXP, SEXP pitchSEXP, SEXP shiftSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP keysSEXP, SEXP n_binsSEXP, SEXP n_bucketsSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -474,7 +487,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type n_bins(n_binsSEXP);
     Rcpp::traits::input_parameter< double >::type n_buckets(n_bucketsSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(rbin_columns_cpp(x, pitch, shift, center, scale, keys, n_bins, n_buckets, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
@@ -526,7 +539,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // rff_map_features_cpp
-SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, int simd);
+SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_rff_map_features_cpp(SEXP xSEXP, SEXP mapSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -534,13 +547,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(rff_map_features_cpp(x, map, use_blas, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // rff_features_cpp
-SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, std::string type, bool use_blas, int n_threads, int simd);
+SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, std::string type, bool use_blas, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_rff_features_cpp(SEXP xSEXP, SEXP projectionSEXP, SEXP centerSEXP, SEXP phaseSEXP, SEXP typeSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -551,13 +564,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< std::string >::type type(typeSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(rff_features_cpp(x, projection, center, phase, type, use_blas, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // ridge_gcv_path_cpp
-Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack, int n_threads, int simd);
+Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_ridge_gcv_path_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP yySEXP, SEXP nSEXP, SEXP lambdasSEXP, SEXP chosenSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -569,7 +582,7 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type chosen(chosenSEXP);
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
@@ -585,7 +598,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // ridge_path_coefficients_cpp
-Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, int simd);
+Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_ridge_path_coefficients_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -594,13 +607,13 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lambdas(lambdasSEXP);
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(ridge_path_coefficients_cpp(gram, zy, lambdas, use_lapack, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // ridge_path_fold_coefficients_cpp
-Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total, Rcpp::NumericMatrix fold, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, int simd);
+Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total, Rcpp::NumericMatrix fold, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_ridge_path_fold_coefficients_cpp(SEXP totalSEXP, SEXP foldSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -612,14 +625,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type lambdas(lambdasSEXP);
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(ridge_path_fold_coefficients_cpp(total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // tridiagonal_cpp
-Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, int simd, double slice_entries);
-RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP slice_entriesSEXP) {
+Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool use_lapack, int n_threads, SEXP simd, double slice_entries, bool blocked);
+RcppExport SEXP _kitchen_tridiagonal_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP slice_entriesSEXP, SEXP blockedSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -627,9 +640,10 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type y(ySEXP);
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    Rcpp::traits::input_parameter< int >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     Rcpp::traits::input_parameter< double >::type slice_entries(slice_entriesSEXP);
-    rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd, slice_entries));
+    Rcpp::traits::input_parameter< bool >::type blocked(blockedSEXP);
+    rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd, slice_entries, blocked));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -744,6 +758,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_sum_cpp", (DL_FUNC) &_kitchen_gram_sum_cpp, 2},
     {"_kitchen_gram_difference_center_cpp", (DL_FUNC) &_kitchen_gram_difference_center_cpp, 5},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
+    {"_kitchen_fold_quadratic_forms_cpp", (DL_FUNC) &_kitchen_fold_quadratic_forms_cpp, 4},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
@@ -769,7 +784,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_lowest_score_cpp", (DL_FUNC) &_kitchen_lowest_score_cpp, 1},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
     {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 9},
-    {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 7},
+    {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 8},
     {"_kitchen_rff_predict_small_cpp", (DL_FUNC) &_kitchen_rff_predict_small_cpp, 3},
     {"_kitchen_krr_predict_small_cpp", (DL_FUNC) &_kitchen_krr_predict_small_cpp, 5},
     {"_kitchen_fwht_small_cpp", (DL_FUNC) &_kitchen_fwht_small_cpp, 3},

@@ -17,6 +17,7 @@
 #include "result_matrix.h"
 #include "parallel_chunks.h"
 #include "sparse_input.h"
+#include "simd_name.h"
 
 namespace {
 
@@ -198,13 +199,13 @@ SEXP fastfood_map_problem_cpp(SEXP map_list) {
 // what is wrong with the map (or with x's shape), for R to report.
 // [[Rcpp::export(rng = false)]]
 SEXP fastfood_features_cpp(SEXP x, bool rows_as_columns, SEXP map_list, SEXP center,
-                           SEXP scale, bool project_only, int n_threads, int simd) {
+                           SEXP scale, bool project_only, int n_threads, SEXP simd) {
   kitchen::fastfood_map map;
   std::vector<double> folded;
   const char* problem = kitchen_glue::read_fastfood_map(map_list, project_only, center, scale, map, folded);
   if (problem) return Rf_mkString(problem);
   const kitchen::simd_level level =
-      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+      kitchen_glue::simd_from_name(simd);
 
   if (rows_as_columns) {
     if (!Rf_isS4(x) || kitchen_glue::dgc_problem(x)) {

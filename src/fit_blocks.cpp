@@ -22,6 +22,7 @@
 #include "gram_update.h"
 #include "map_fields.h"
 #include "sparse_input.h"
+#include "simd_name.h"
 
 SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
 
@@ -201,8 +202,7 @@ SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings) {
   pass->k = static_cast<std::size_t>(k);
   pass->use_blas = Rf_asLogical(setting(settings, "blas")) == TRUE;
   pass->n_threads = Rf_asInteger(setting(settings, "n_threads"));
-  pass->level = kitchen::resolve_simd(
-      static_cast<kitchen::simd_level>(Rf_asInteger(setting(settings, "simd"))));
+  pass->level = kitchen_glue::simd_from_name(setting(settings, "simd"));
 
   const std::size_t dim = pass->dim;
   Rcpp::Shield<SEXP> sets(Rf_allocVector(VECSXP, n_sets));

@@ -8,6 +8,7 @@
 #include "kitchen/fwht.hpp"
 #include "kitchen/huge_pages.hpp"
 #include "parallel_chunks.h"
+#include "simd_name.h"
 
 // x: a double vector or matrix (checked in R); every column has length
 // n_rows, a power of two. The result is a new vector with x's attributes.
@@ -17,12 +18,12 @@
 // column costs no pass over memory beyond the transform's own. Returns NULL
 // if x has a non-finite value, for R to report where.
 // [[Rcpp::export(rng = false)]]
-SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd) {
+SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, SEXP simd) {
   const std::size_t n = static_cast<std::size_t>(n_rows);
   const std::size_t len = static_cast<std::size_t>(XLENGTH(x));
   const std::size_t n_cols = len / n;
   const kitchen::simd_level level =
-      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+      kitchen_glue::simd_from_name(simd);
   const double scale = normalize ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0;
 
   Rcpp::Shield<SEXP> out(Rf_allocVector(REALSXP, XLENGTH(x)));
@@ -46,6 +47,6 @@ SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, int simd) {
   return out;
 }
 
-// The SIMD level this CPU supports (0 scalar, 1 AVX2, 2 AVX-512).
+// The SIMD level this CPU supports, by name ("scalar", "avx2", "avx512").
 // [[Rcpp::export(rng = false)]]
-int simd_detect_cpp() { return static_cast<int>(kitchen::detect_simd()); }
+std::string simd_detect_cpp() { return kitchen_glue::simd_name(kitchen::detect_simd()); }

@@ -12,6 +12,7 @@
 #include "kitchen/gram.hpp"
 #include "gram_update.h"
 #include "parallel_chunks.h"
+#include "simd_name.h"
 
 SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
 
@@ -90,13 +91,13 @@ void kitchen_glue::gram_update_in_place(const double* z, std::size_t rows, std::
 // gram: D x D, of which only the upper triangle is read and updated (entries
 // below the diagonal may change too); z: rows x D. Returns a new matrix: the
 // argument is not modified. Call gram_symmetrize_cpp() once after the last
-// block (gram_finish.cpp). simd caps the instruction set (0 scalar, 1 AVX2, 2 AVX-512; see
-// resolve_simd() in R); the result does not depend on n_threads.
+// block (gram_finish.cpp). simd caps the instruction set (by name: "scalar", "avx2",
+// "avx512"; see resolve_simd() in R); the result does not depend on n_threads.
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix gram_update_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix z,
-                                    bool use_blas, int n_threads, int simd) {
+                                    bool use_blas, int n_threads, SEXP simd) {
   const kitchen::simd_level level =
-      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+      kitchen_glue::simd_from_name(simd);
   if (gram.nrow() != gram.ncol()) Rcpp::stop("gram must be square.");
   Rcpp::NumericMatrix out(gram_copy_interruptible(gram, gram.nrow(), n_threads));
   kitchen_glue::gram_update_in_place(z.begin(), z.nrow(), z.ncol(), out.begin(), use_blas,

@@ -22,6 +22,7 @@
 #include "kitchen/tridiagonal.hpp"
 #include "packed_product_threads.h"
 #include "parallel_chunks.h"
+#include "simd_name.h"
 
 // MRRR for a symmetric tridiagonal matrix; in every LAPACK since 3.1 (R's
 // own builds it for dsyevr) but not declared in R_ext/Lapack.h.
@@ -129,10 +130,10 @@ Rcpp::NumericMatrix outer_product(const double* s, std::vector<double>& st, std:
 // k: a symmetric positive semi-definite n x n matrix (its upper triangle is
 // read). Returns list(matrix = K^(+1/2), rank = r), kitchen/inverse_root.hpp.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, int simd) {
+Rcpp::List inverse_square_root_cpp(Rcpp::NumericMatrix k, int n_threads, SEXP simd) {
   const std::size_t n = k.nrow();
   if (static_cast<std::size_t>(k.ncol()) != n) Rcpp::stop("k must be square.");
-  const kitchen::simd_level level = kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   root_parallel parallel{n_threads};
   std::unique_ptr<kitchen::tridiagonal_reduction> form(new kitchen::tridiagonal_reduction(n, level));
   form->reduce_from(parallel, root_entries{k.begin(), n});

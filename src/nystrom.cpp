@@ -15,6 +15,7 @@
 #include "packed_product_threads.h"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
+#include "simd_name.h"
 
 // x: n x d dense doubles; center, divisor: d; centers: M x d (rescaled and
 // divided by the bandwidth); normalization: M x M; kind: a name known to
@@ -24,9 +25,8 @@
 SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center,
                           Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers,
                           Rcpp::NumericMatrix normalization, std::string kind, int n_threads,
-                          int simd) {
-  const kitchen::simd_level level =
-      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+                          SEXP simd) {
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   kitchen::kernel_kind kernel;
   if (!kitchen::kernel_kind_from_name(kind, kernel) || kernel == kitchen::kernel_kind::distance) {
     return Rf_mkString("{.field kernel} must be a kernel with a closed form here.");

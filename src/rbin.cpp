@@ -19,6 +19,7 @@
 #include "parallel_chunks.h"
 #include "rbin_index_cache.h"
 #include "sparse_input.h"
+#include "simd_name.h"
 
 namespace {
 
@@ -86,7 +87,8 @@ void rbin_keys(SEXP x, const kitchen::rbin_grids& grids, std::size_t r0, std::si
 // [[Rcpp::export(rng = false)]]
 SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
                     Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads,
-                    int simd) {
+                    SEXP simd) {
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   if (Rf_isS4(x) && kitchen_glue::dgc_problem(x)) {
     return Rf_mkString(kitchen_glue::malformed_data_message);
   }
@@ -99,7 +101,6 @@ SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift
     return Rf_mkString("{.field pitch}, {.field shift}, {.field center} and {.field scale} must fit the data's columns.");
   }
   const rbin_affine_forms forms(pitch, shift, center, scale);
-  const kitchen::simd_level level = kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
   const std::size_t n = data_rows(x), n_grids = pitch.ncol();
   std::vector<std::uint64_t> keys(n * n_grids);
   rbin_keys(x, forms.grids, 0, n, keys.data(), n_threads, level);
@@ -131,11 +132,11 @@ SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift
 // bins hash into columns [g n_buckets, (g + 1) n_buckets). Returns a string
 // saying what is wrong if the map's sizes do not fit together or the stored
 // keys are not sorted and distinct (a tampered map), for R to report.
-// [[Rcpp::export(rng = false)]]
-SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
-                      Rcpp::NumericVector center, Rcpp::NumericVector scale,
-                      Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets,
-                      int n_threads, int simd) {
+// rbin_columns_at() takes the SIMD level as the core's (small_calls.cpp).
+SEXP rbin_columns_at(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
+                     Rcpp::NumericVector center, Rcpp::NumericVector scale,
+                     Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets,
+                     int n_threads, kitchen::simd_level level) {
   // Sizes are re-checked here, so that a map R did not check cannot make
   // us read or write out of bounds.
   const std::size_t d = pitch.nrow(), n_grids = pitch.ncol();
@@ -172,7 +173,6 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
     }
   }
   const rbin_affine_forms forms(pitch, shift, center, scale);
-  const kitchen::simd_level level = kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
   const std::size_t n = data_rows(x);
   const std::uint64_t buckets = hashed ? static_cast<std::uint64_t>(n_buckets) : 0;
 
@@ -211,6 +211,15 @@ SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shi
     });
   }
   return out;
+}
+
+// [[Rcpp::export(rng = false)]]
+SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
+                      Rcpp::NumericVector center, Rcpp::NumericVector scale,
+                      Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets,
+                      int n_threads, SEXP simd) {
+  return rbin_columns_at(x, pitch, shift, center, scale, keys, n_bins, n_buckets, n_threads,
+                         kitchen_glue::simd_from_name(simd));
 }
 
 // The n x grid_first[n_grids] dgCMatrix with `value` at (i, cols[i, g])

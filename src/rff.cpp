@@ -19,6 +19,7 @@
 #include "map_fields.h"
 #include "result_matrix.h"
 #include "sparse_input.h"
+#include "simd_name.h"
 
 namespace {
 
@@ -197,9 +198,8 @@ namespace {
 // Features of x (dense double matrix or dgCMatrix, n x d) for a checked
 // view, in a new matrix; or a string saying what is wrong with x's shape.
 SEXP rff_features_of(SEXP x, const kitchen_glue::rff_view& view, bool use_blas, int n_threads,
-                     int simd) {
-  const kitchen::simd_level level =
-      kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd));
+                     SEXP simd) {
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   const std::size_t d = view.d, m = view.m;
   const kitchen::rff_type kind = view.kind;
   if (Rf_isS4(x) && kitchen_glue::dgc_problem(x)) {
@@ -249,7 +249,7 @@ SEXP rff_map_problem_cpp(SEXP map) {
 // the cosines are spread over ours; otherwise to kitchen's SIMD kernels when
 // `simd` allows AVX2 or AVX-512, else to Eigen.
 // [[Rcpp::export(rng = false)]]
-SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, int simd) {
+SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, SEXP simd) {
   kitchen_glue::rff_view view;
   const char* problem = kitchen_glue::read_rff_map(map, view, true);
   if (problem) return Rf_mkString(problem);
@@ -260,7 +260,7 @@ SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, int si
 // d x m, center d, phase m or NULL, type "cos_sin" or "cos_phase".
 // [[Rcpp::export(rng = false)]]
 SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, std::string type,
-                      bool use_blas, int n_threads, int simd) {
+                      bool use_blas, int n_threads, SEXP simd) {
   kitchen_glue::rff_view view;
   const int code = type == "cos_sin" ? 0 : type == "cos_phase" ? 1 : -1;
   const char* problem = kitchen_glue::rff_view_of(projection, center, phase, code, view);

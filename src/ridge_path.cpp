@@ -14,9 +14,11 @@
 
 #include "kitchen/fold_algebra.hpp"
 #include "kitchen/lowest_score.hpp"
+#include "kitchen/reflector_blocks.hpp"
 #include "kitchen/ridge_path.hpp"
 #include "kitchen/tridiagonal.hpp"
 #include "parallel_chunks.h"
+#include "simd_name.h"
 
 namespace {
 
@@ -60,10 +62,13 @@ struct tridiagonal_form {
   std::vector<double> d, e;
   // LAPACK's dsytrd output.
   std::vector<double> reflectors, tau;
-  // kitchen's.
+  // kitchen's, and its reflectors by blocks once use_blocks() is called.
   std::unique_ptr<kitchen::tridiagonal_reduction> own;
+#if KITCHEN_X86_SIMD
+  std::unique_ptr<kitchen::reflector_blocks> blocks;
+#endif
 
-  tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, int simd,
+  tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, SEXP simd,
                    std::size_t slice_entries = 0)
       : tridiagonal_form(gram.nrow(), upper_entries{gram.begin(), static_cast<std::size_t>(gram.nrow())},
                          use_lapack, n_threads_, simd, slice_entries) {}
@@ -71,7 +76,7 @@ struct tridiagonal_form {
   // The form of the dim x dim symmetric matrix whose upper triangle
   // entry(r, c) (r <= c) gives.
   template <class Entry>
-  tridiagonal_form(int dim_, Entry entry, bool use_lapack, int n_threads_, int simd,
+  tridiagonal_form(int dim_, Entry entry, bool use_lapack, int n_threads_, SEXP simd,
                    std::size_t slice_entries = 0)
       : dim(dim_), n_threads(n_threads_), d(dim), e(std::max(dim - 1, 1)) {
     if (use_lapack) {
@@ -79,7 +84,7 @@ struct tridiagonal_form {
       return;
     }
     own.reset(new kitchen::tridiagonal_reduction(
-        dim, kitchen::resolve_simd(static_cast<kitchen::simd_level>(simd))));
+        dim, kitchen_glue::simd_from_name(simd)));
     if (slice_entries > 0) own->symv_slice_entries = slice_entries;
     glue_parallel parallel{n_threads};
     own->reduce_from(parallel, entry);
@@ -108,6 +113,19 @@ struct tridiagonal_form {
     if (info != 0) Rcpp::stop("LAPACK dsytrd failed (info = %d).", info);
   }
 
+  // From here on, apply Q by blocks of reflectors (reflector_blocks.hpp:
+  // matrix products) rather than one reflector at a time, where kitchen
+  // reduced and the SIMD level has the kernels; for the many columns of a
+  // lambda path. Rounds differently from the reflector-at-a-time product.
+  void use_blocks() {
+#if KITCHEN_X86_SIMD
+    if (!own || dim < 2 || !kitchen::reflector_blocks::available(own->level())) return;
+    glue_parallel parallel{n_threads};
+    blocks.reset(new kitchen::reflector_blocks(parallel, own->reflectors(), dim,
+                                               own->tau().data(), dim - 1, own->level()));
+#endif
+  }
+
   // Q' c (trans 'T') or Q c (trans 'N') for c dim x k, in place.
   void apply(const char trans, double* c, int k) const {
     if (dim == 0 || k == 0) return;
@@ -115,6 +133,19 @@ struct tridiagonal_form {
       lapack_apply_q(trans, reflectors, dim, tau, c, k);
       return;
     }
+#if KITCHEN_X86_SIMD
+    if (blocks) {
+      // interrupts checked between blocks of reflectors (a block has few
+      // units when k is small)
+      std::vector<double> workspace(blocks->workspace_size(k));
+      glue_parallel parallel{n_threads};
+      for (std::size_t s = 0; s < blocks->n_blocks(); ++s) {
+        blocks->apply_step(parallel, s, trans == 'T', c, dim, k, workspace.data());
+        Rcpp::checkUserInterrupt();
+      }
+      return;
+    }
+#endif
     kitchen_glue::parallel_for_chunks(static_cast<std::size_t>(k), own->apply_cost(), n_threads,
                                       [&](std::size_t begin, std::size_t end) {
       own->apply(trans == 'T', c, dim, begin, end);
@@ -149,11 +180,11 @@ struct tridiagonal_form {
 // of candidate `chosen` (1-based, as chosen by cross-validation), or of the
 // one with the lowest GCV score when `chosen` is 0. use_lapack: reduce with
 // LAPACK's dsytrd instead of kitchen's reduction (on n_threads threads,
-// SIMD capped at `simd`); the results agree to rounding.
+// SIMD capped at `simd`, by name); the results agree to rounding.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy,
                               double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack,
-                              int n_threads, int simd) {
+                              int n_threads, SEXP simd) {
   const int dim = gram.nrow(), k = zy.ncol();
   const std::size_t n_lambdas = lambdas.size();
   if (chosen < 0 || static_cast<std::size_t>(chosen) > n_lambdas) {
@@ -194,10 +225,13 @@ int lowest_score_cpp(Rcpp::NumericVector scores) {
 namespace {
 
 // The ridge coefficients for every lambda from the form of G: a dim x
-// (k * n_lambdas) matrix, lambda by lambda (k columns each).
-Rcpp::NumericMatrix path_coefficients(const tridiagonal_form& form, Rcpp::NumericMatrix zy,
+// (k * n_lambdas) matrix, lambda by lambda (k columns each). Q is applied
+// by blocks of reflectors (the fit's own coefficients, ridge_gcv_path_cpp(),
+// keep the reflector-at-a-time product: k columns cost little there).
+Rcpp::NumericMatrix path_coefficients(tridiagonal_form&& form, Rcpp::NumericMatrix zy,
                                       Rcpp::NumericVector lambdas) {
   const int k = zy.ncol(), n_lambdas = lambdas.size();
+  form.use_blocks();
   std::vector<double> b(zy.begin(), zy.end());
   form.apply('T', b.data(), k);
   Rcpp::NumericMatrix w(form.dim, k * n_lambdas);
@@ -213,7 +247,7 @@ Rcpp::NumericMatrix path_coefficients(const tridiagonal_form& form, Rcpp::Numeri
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy,
                                                 Rcpp::NumericVector lambdas, bool use_lapack,
-                                                int n_threads, int simd) {
+                                                int n_threads, SEXP simd) {
   return path_coefficients(tridiagonal_form(gram, use_lapack, n_threads, simd), zy, lambdas);
 }
 
@@ -227,7 +261,7 @@ Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total,
                                                      Rcpp::NumericVector zbar, double n,
                                                      Rcpp::NumericMatrix zy,
                                                      Rcpp::NumericVector lambdas, bool use_lapack,
-                                                     int n_threads, int simd) {
+                                                     int n_threads, SEXP simd) {
   const std::size_t dim = total.nrow();
   if (total.ncol() != total.nrow() || fold.nrow() != total.nrow() ||
       fold.ncol() != total.ncol() || static_cast<std::size_t>(zbar.size()) != dim ||
@@ -247,12 +281,15 @@ Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total,
 // The reduction itself, for tests and benchmarks: T's diagonal and
 // off-diagonal, and Q' x for x (dim x k; Q' when x is the identity), and
 // Q y for y. slice_entries > 0 overrides the size of the symmetric
-// product's slices (so tests can split small matrices between threads).
+// product's slices (so tests can split small matrices between threads);
+// blocked: apply Q by blocks of reflectors (where the SIMD level allows).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y,
-                           bool use_lapack, int n_threads, int simd, double slice_entries = 0) {
-  const tridiagonal_form form(gram, use_lapack, n_threads, simd,
-                              static_cast<std::size_t>(slice_entries));
+                           bool use_lapack, int n_threads, SEXP simd, double slice_entries = 0,
+                           bool blocked = false) {
+  tridiagonal_form form(gram, use_lapack, n_threads, simd,
+                        static_cast<std::size_t>(slice_entries));
+  if (blocked) form.use_blocks();
   Rcpp::NumericMatrix qtx = Rcpp::clone(x), qy = Rcpp::clone(y);
   form.apply('T', qtx.begin(), qtx.ncol());
   form.apply('N', qy.begin(), qy.ncol());

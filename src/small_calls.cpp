@@ -35,10 +35,10 @@
 // Defined with the general path's checks (validate.cpp, clip.cpp).
 double first_nonfinite_cpp(SEXP x);
 SEXP clip_columns_cpp(SEXP x, SEXP low, SEXP high);
-SEXP rbin_columns_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
-                      Rcpp::NumericVector center, Rcpp::NumericVector scale,
-                      Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets,
-                      int n_threads, int simd);
+SEXP rbin_columns_at(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift,
+                     Rcpp::NumericVector center, Rcpp::NumericVector scale,
+                     Rcpp::RawVector keys, Rcpp::IntegerVector n_bins, double n_buckets,
+                     int n_threads, kitchen::simd_level level);
 SEXP binned_scores_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix coefficients, double value,
                        int n_threads);
 
@@ -214,11 +214,11 @@ SEXP rbin_small_scores(SEXP map, SEXP rows, SEXP coefficients) {
   try {
     Rcpp::RawVector no_keys(0);
     Rcpp::IntegerVector no_bins(0);
-    Rcpp::Shield<SEXP> cols(rbin_columns_cpp(
+    Rcpp::Shield<SEXP> cols(rbin_columns_at(
         rows, map_field(map, "pitch"), map_field(map, "shift"), map_field(map, "center"),
         map_field(map, "scale"), hashed ? SEXP(no_keys) : map_field(map, "keys"),
         hashed ? SEXP(no_bins) : map_field(map, "n_bins"),
-        hashed ? Rf_asReal(map_field(map, "n_buckets")) : 0.0, 1, 2));
+        hashed ? Rf_asReal(map_field(map, "n_buckets")) : 0.0, 1, kitchen::detect_simd()));
     if (TYPEOF(cols) != INTSXP) return R_NilValue;
     SEXP out = binned_scores_cpp(SEXP(cols), coefficients,
                                  1 / std::sqrt(Rf_asReal(map_field(map, "n_grids"))), 1);

@@ -61,7 +61,7 @@ test_that("misuse of the block loop is an error, not a crash", {
   x <- matrix(rnorm(20 * 3), 20, 3)
   y <- matrix(rnorm(20))
   map <- rff(x, 8, sigma = 1, seed = 1)
-  settings <- list(n_threads = 1L, simd = 0L, blas = FALSE)
+  settings <- list(n_threads = 1L, simd = "scalar", blas = FALSE)
   pass <- kitchen:::fit_pass_cpp(map, 1L, 1L, settings)
   expect_error(kitchen:::fit_block_cpp(pass, x, c(0L, 1L), y[1:2, , drop = FALSE], NULL, NULL),
                "outside x")

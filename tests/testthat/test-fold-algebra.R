@@ -56,6 +56,44 @@ test_that("gram_quadratic_forms_cpp() is colSums(w * (gram %*% w))", {
   expect_error(kitchen:::gram_quadratic_forms_cpp(g, w[-1, ], 1L), "as many rows")
 })
 
+test_that("fold_quadratic_forms_cpp() is colSums(w * (gram %*% w)) on every SIMD level", {
+  # With AVX2 / AVX-512, G W is a packed product (quadratic_forms.hpp): equal
+  # to rounding, and the same whatever the threads or the columns passed.
+  for (d in c(1, 23, 200, 300)) {
+    g <- gram_fixture(300)[seq_len(d), seq_len(d), drop = FALSE]
+    w <- matrix(rnorm(d * 61), d)
+    reference <- colSums(w * (g %*% w))
+    for (simd in c("scalar", "avx2", "avx512")) {
+      one <- kitchen:::fold_quadratic_forms_cpp(g, w, 1L, simd)
+      expect_equal(one, reference, tolerance = 1e-12)
+      expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w, 2L, simd), one)
+      expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w[, 30:34, drop = FALSE], 2L, simd), one[30:34])
+    }
+  }
+  expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w, 2L, "scalar"),
+                   kitchen:::gram_quadratic_forms_cpp(g, w, 2L))
+  expect_error(kitchen:::fold_quadratic_forms_cpp(g, w[-1, ], 1L, "avx512"), "as many rows")
+})
+
+test_that("fold_quadratic_forms_cpp() splits many columns into groups without changing results", {
+  skip_if(kitchen_simd()$used == "scalar", "the packed product needs AVX2 or AVX-512")
+  # Above about 1e9 flops per unit of 192 (AVX-512) or 96 rows (AVX2) the
+  # columns go in groups, for interrupt checks in between (fold_algebra.cpp):
+  # here 2 groups with AVX2, 3 with AVX-512. Each entry gets the same kernel
+  # calls, so the forms equal those of a few columns passed alone (one
+  # group), to the bit.
+  set.seed(7)
+  d <- 400
+  g <- gram_fixture(d)
+  w <- matrix(rnorm(d * 14000), d)
+  for (simd in c("avx2", "avx512")) {
+    all <- kitchen:::fold_quadratic_forms_cpp(g, w, 2L, simd)
+    cols <- c(1:3, 4679:4682, 7000:7002, 9359:9362, 13998:14000)
+    expect_identical(kitchen:::fold_quadratic_forms_cpp(g, w[, cols], 1L, simd), all[cols])
+    expect_equal(all[cols], colSums(w[, cols] * (g %*% w[, cols])), tolerance = 1e-12)
+  }
+})
+
 test_that("the blocked Cholesky solve equals the dense solution across block edges", {
   g <- gram_fixture(600)
   y <- matrix(rnorm(600 * 2), 600)
@@ -131,8 +169,8 @@ test_that("a fold's lambda path from the totals equals the path of its centred G
     }
   }
   reference <- solve(centred + diag(lambdas[3], 200), zy)
-  path <- kitchen:::ridge_path_fold_coefficients_cpp(g, h, zbar, n, zy, lambdas, FALSE, 1L, 0L)
+  path <- kitchen:::ridge_path_fold_coefficients_cpp(g, h, zbar, n, zy, lambdas, FALSE, 1L, "scalar")
   expect_equal(path[, 5:6], reference, tolerance = 1e-9)
   expect_error(kitchen:::ridge_path_fold_coefficients_cpp(g, h[-1, -1], zbar, n, zy, lambdas,
-                                                          FALSE, 1L, 0L), "one size")
+                                                          FALSE, 1L, "scalar"), "one size")
 })

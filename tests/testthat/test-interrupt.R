@@ -79,3 +79,30 @@ test_that("an interrupt stops a logistic fit on an rbin map (Newton-CG) promptly
   expect_false(is.na(delay), label = "the rbin logistic fit was still running")
   expect_lt(delay, 2.5, label = "the rbin logistic fit stopped within 2.5 s of SIGINT")
 })
+
+test_that("an interrupt stops the CV folds' blocked products promptly", {
+  skip_if_not_installed("processx")
+  skip_on_os("windows")
+  skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
+  skip_if(kitchen_simd()$used == "scalar", "the blocked products need AVX2 or AVX-512")
+  # Q by blocks of reflectors (reflector_blocks.hpp) on 30,000 columns after
+  # a short reduction (2000 x 2000), and G W packed (quadratic_forms.hpp):
+  # each checking between blocks and chunks of units. Signals 2.5 s after
+  # "ready": measured at load 10 (2 threads, AVX-512), the reduction takes
+  # 1.2 s (0.6 CPU s) and Q' on the columns 18.5 s (9 CPU s, so about 5 s at
+  # load 1); one G W 17 s (8 CPU s).
+  # Each call is repeated so that a faster machine is still in one at the
+  # signal (a child that finished first gives NA: a failure to measure).
+  calls <- c(
+    reflectors = paste("set.seed(1); a <- matrix(rnorm(2000 * 2000), 2000); g <- a + t(a);",
+                       "x <- matrix(rnorm(2000 * 30000), 2000); y <- x[, 1:2]; cat('ready\\n');",
+                       "for (i in 1:3) kitchen:::tridiagonal_cpp(g, x, y, FALSE, 2L, 'avx512', 0, TRUE)"),
+    quadratic = paste("set.seed(1); a <- matrix(rnorm(6000 * 6000), 6000); g <- a + t(a);",
+                      "w <- matrix(rnorm(6000 * 5000), 6000); cat('ready\\n');",
+                      "for (i in 1:10) kitchen:::fold_quadratic_forms_cpp(g, w, 2L, 'avx512')"))
+  for (name in names(calls)) {
+    delay <- interrupt_delay(paste("library(kitchen);", calls[[name]]), warm_up = 2.5, ready = TRUE)
+    expect_false(is.na(delay), label = paste(name, "was still running at the signal"))
+    expect_lt(delay, 2.5, label = paste(name, "stopped within 2.5 s of SIGINT"))
+  }
+})

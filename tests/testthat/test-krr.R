@@ -75,7 +75,7 @@ test_that("the Gram update equals crossprod on both paths", {
   z <- matrix(rnorm(500 * 300), 500, 300)
   g0 <- crossprod(matrix(rnorm(20 * 300), 20, 300))
   update <- function(blas, threads) {
-    kitchen:::gram_symmetrize_cpp(kitchen:::gram_update_cpp(g0, z, blas, threads, 2L))
+    kitchen:::gram_symmetrize_cpp(kitchen:::gram_update_cpp(g0, z, blas, threads, "avx512"))
   }
   for (blas in c(TRUE, FALSE)) {
     expect_equal(update(blas, 2), g0 + crossprod(z), tolerance = 1e-12)

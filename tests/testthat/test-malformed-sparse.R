@@ -65,14 +65,14 @@ test_that("the C++ glue checks the slots itself when R's checks are bypassed", {
   for (name in names(malformed)) {
     bad <- malformed[[name]]
     expect_type(kitchen:::rff_features_cpp(bad, rff_map$projection, rff_map$center, NULL, "cos_sin",
-                                           FALSE, 1L, 0L), "character")
+                                           FALSE, 1L, "scalar"), "character")
     expect_type(kitchen:::rbin_columns_cpp(bad, bin_map$pitch, bin_map$shift, bin_map$center,
-                                           bin_map$scale, bin_map$keys, bin_map$n_bins, 0, 1L, 0L),
+                                           bin_map$scale, bin_map$keys, bin_map$n_bins, 0, 1L, "scalar"),
                 "character")
     expect_type(kitchen:::rbin_build_cpp(bad, bin_map$pitch, bin_map$shift, bin_map$center,
-                                         bin_map$scale, 1L, 0L), "character")
+                                         bin_map$scale, 1L, "scalar"), "character")
     expect_type(kitchen:::fastfood_features_cpp(bad, TRUE, fastfood(40, 8, sigma = 1, seed = 1),
-                                                rep(0, 40), rep(1, 40), FALSE, 1L, 0L),
+                                                rep(0, 40), rep(1, 40), FALSE, 1L, "scalar"),
                 "character")
   }
 })

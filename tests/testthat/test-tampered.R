@@ -170,21 +170,21 @@ test_that("maps and fits read back from saveRDS() give the same answers", {
 test_that("the C++ glue checks sizes itself, even when R's checks are bypassed", {
   # Each call once read or wrote out of bounds (found by tools/sanitize.sh
   # probes); now each returns a message naming the field.
-  expect_type(kitchen:::rff_features_cpp(x, matrix(1, 3000, 10), 1, NULL, "cos_sin", FALSE, 1L, 0L), "character")
-  expect_type(kitchen:::rff_features_cpp(x, matrix(1, 3, 10), rep(0, 3), c(1, 2), "cos_phase", FALSE, 1L, 0L), "character")
-  expect_type(kitchen:::rff_features_cpp(x[, 1:2], matrix(1, 3, 10), rep(0, 3), NULL, "cos_sin", FALSE, 1L, 0L), "character")
+  expect_type(kitchen:::rff_features_cpp(x, matrix(1, 3000, 10), 1, NULL, "cos_sin", FALSE, 1L, "scalar"), "character")
+  expect_type(kitchen:::rff_features_cpp(x, matrix(1, 3, 10), rep(0, 3), c(1, 2), "cos_phase", FALSE, 1L, "scalar"), "character")
+  expect_type(kitchen:::rff_features_cpp(x[, 1:2], matrix(1, 3, 10), rep(0, 3), NULL, "cos_sin", FALSE, 1L, "scalar"), "character")
   expect_type(kitchen:::rbin_columns_cpp(x, bin_map$pitch, bin_map$shift, 0, 1, bin_map$keys,
-                                         bin_map$n_bins, 0, 1L, 0L), "character")
+                                         bin_map$n_bins, 0, 1L, "scalar"), "character")
   expect_type(kitchen:::rbin_columns_cpp(x, bin_map$pitch, bin_map$shift[, -1], bin_map$center,
-                                         bin_map$scale, bin_map$keys, bin_map$n_bins, 0, 1L, 0L), "character")
+                                         bin_map$scale, bin_map$keys, bin_map$n_bins, 0, 1L, "scalar"), "character")
   expect_type(kitchen:::rbin_columns_cpp(x, bin_map$pitch, bin_map$shift, bin_map$center, bin_map$scale,
-                                         bin_map$keys, replace_at(bin_map$n_bins, 1, -5L), 0, 1L, 0L), "character")
+                                         bin_map$keys, replace_at(bin_map$n_bins, 1, -5L), 0, 1L, "scalar"), "character")
   expect_type(kitchen:::rbin_columns_cpp(x[, 1:2], bin_map$pitch, bin_map$shift, bin_map$center,
-                                         bin_map$scale, bin_map$keys, bin_map$n_bins, 0, 1L, 0L), "character")
+                                         bin_map$scale, bin_map$keys, bin_map$n_bins, 0, 1L, "scalar"), "character")
   expect_type(kitchen:::fastfood_features_cpp(x[, 1:2], FALSE, ff_map, ff_map$center, ff_map$scale,
-                                              FALSE, 1L, 0L), "character")
+                                              FALSE, 1L, "scalar"), "character")
   expect_type(kitchen:::fastfood_features_cpp(x, FALSE, tamper(ff_map, "perm", dup_perm), ff_map$center,
-                                              ff_map$scale, FALSE, 1L, 0L), "character")
+                                              ff_map$scale, FALSE, 1L, "scalar"), "character")
 })
 
 test_that("the binned product glue checks every column number, not only sizes", {

@@ -89,9 +89,38 @@ test_that("the reduction does not depend on the number of threads", {
   expect_tridiagonal_form(random_gram(300), slice_entries = 2000)
   with_simd("scalar", {
     g <- random_gram(300)
-    expect_identical(kitchen:::tridiagonal_cpp(g, g, g, FALSE, 1L, 0L, 2000),
-                     kitchen:::tridiagonal_cpp(g, g, g, FALSE, 2L, 0L, 2000))
+    expect_identical(kitchen:::tridiagonal_cpp(g, g, g, FALSE, 1L, "scalar", 2000),
+                     kitchen:::tridiagonal_cpp(g, g, g, FALSE, 2L, "scalar", 2000))
   })
+})
+
+test_that("Q by blocks of reflectors equals Q one reflector at a time", {
+  # reflector_blocks.hpp: the lambda path's many columns take Q by blocks
+  # of 48 reflectors (matrix products on the SIMD kernels). Sizes around
+  # the block edges (48, 96), the depth block (256) and strip widths; the
+  # products agree to rounding, and do not depend on the threads or on which
+  # other columns are passed with a column.
+  cpu <- match(kitchen:::simd_detect_cpp(), kitchen:::simd_levels())
+  levels <- c("avx2", "avx512")[c(2, 3) <= cpu]
+  skip_if(length(levels) == 0, "no AVX2 or AVX-512 kernels on this CPU")
+  for (simd in levels) {
+    for (n in c(2, 3, 48, 49, 50, 97, 150, 260, 300)) {
+      set.seed(n)
+      g <- random_gram(n)
+      x <- matrix(rnorm(n * 101), n)
+      y <- matrix(rnorm(n * 3), n)
+      one <- kitchen:::tridiagonal_cpp(g, x, y, FALSE, 1L, simd)
+      blocked <- kitchen:::tridiagonal_cpp(g, x, y, FALSE, 1L, simd, 0, TRUE)
+      expect_identical(blocked$d, one$d)
+      expect_lt(max(abs(blocked$qtx - one$qtx)) / max(abs(one$qtx)), 1e-10)
+      expect_lt(max(abs(blocked$qy - one$qy)) / max(abs(one$qy)), 1e-10)
+      expect_identical(kitchen:::tridiagonal_cpp(g, x, y, FALSE, 2L, simd, 0, TRUE), blocked)
+      few <- kitchen:::tridiagonal_cpp(g, x[, 7:9], y[, 2, drop = FALSE], FALSE, 2L, simd, 0,
+                                       TRUE)
+      expect_identical(few$qtx, blocked$qtx[, 7:9])
+      expect_identical(few$qy, blocked$qy[, 2, drop = FALSE])
+    }
+  }
 })
 
 test_that("GCV scores, df and coefficients match LAPACK and a dense solve", {

@@ -350,6 +350,12 @@ class tridiagonal_reduction {
 
   const std::vector<double>& diagonal() const { return d_; }
   const std::vector<double>& off_diagonal() const { return e_; }
+  // Q's reflectors as described above (n x n; entries of column j above
+  // row j + 1 are not v_j's), their factors tau (n - 1), and the level.
+  const double* reflectors() const { return a_.get(); }
+  const std::vector<double>& tau() const { return tau_; }
+  std::size_t size() const { return n_; }
+  simd_level level() const { return level_; }
 
   // The symmetric product streams the lower triangle from memory (about
   // 0.3 ms at m = 2048 on one Zen 5 core) and threads meet once per column,
