@@ -40,16 +40,18 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
     path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
                            verbose, weights_all, use_folds = 1L, top = top, classify = classify)
     at <- binned_best(path)
-    # with misclassification scores, the squared error breaks ties (binned_best())
-    tie <- if (classify) path$cv_mse[at] else path$cv[at]
-    if (length(at) && (path$cv[at] < kept$score || (path$cv[at] == kept$score && tie < kept$tie))) {
+    # with misclassification scores, the squared error breaks ties
+    tie <- if (classify) path$cv_mse[at]
+    # The same rule as the final choice below, so the two cannot differ.
+    if (length(at) && binned_best(list(cv = c(kept$score, path$cv[at]),
+                                       cv_mse = if (classify) c(kept$tie, tie))) == 2) {
       kept <<- list(score = path$cv[at], tie = tie, cols = cols, ops = ops, path = path)
     }
     attr(path, "start") <- attr(path, "losses") <- NULL
     # Warm start across candidates: the next path starts a decade above this best.
     top <<- 10 * relative(path$lambda[at], candidate)
     list(map = candidate, solution = list(path = path, lambda = path$lambda[at]),
-         score = if (length(at)) path$cv[at] else Inf, tie = if (length(at)) tie else Inf)
+         score = if (length(at)) path$cv[at] else Inf, tie = if (length(at) && classify) tie else Inf)
   }
   screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen) else
     lapply(sigmas, screen)

@@ -12,10 +12,11 @@
 # search and the fit object are the primal's.
 
 # Whether krr_fit() takes the dual path: options(kitchen.dual) "auto" (the
-# default), TRUE (whenever the fit allows it) or FALSE (never). Least
-# squares on a dense map in memory only (rbin, the logistic loss, FALKON and
-# chunked data keep their own paths).
-dual_path_chosen <- function(map, n, solver, call = rlang::caller_env()) {
+# default), TRUE (whenever the fit allows it) or FALSE (never). A dense map
+# on data in memory only (rbin, FALKON and chunked data keep their own
+# paths); `pays` is the "auto" rule (dual_logistic_pays() for the logistic
+# loss, R/krr_logistic_dual.R).
+dual_path_chosen <- function(map, n, solver, pays = dual_path_pays, call = rlang::caller_env()) {
   choice <- getOption("kitchen.dual", "auto")
   if (!(isTRUE(choice) || isFALSE(choice) || identical(choice, "auto"))) {
     abort_arg("{.code options(kitchen.dual)} must be {.val auto}, {.code TRUE} or {.code FALSE}.",
@@ -25,7 +26,7 @@ dual_path_chosen <- function(map, n, solver, call = rlang::caller_env()) {
       !inherits(map, c("kitchen_rff", "kitchen_fastfood", "kitchen_nystrom"))) {
     return(FALSE)
   }
-  isTRUE(choice) || dual_path_pays(n, map$n_features)
+  isTRUE(choice) || pays(n, map$n_features)
 }
 
 # "auto": the dual path when the rows are at most a quarter of the

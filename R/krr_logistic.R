@@ -17,10 +17,17 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
                            call = rlang::caller_env()) {
   cv <- !is.numeric(lambda) || length(lambda) > 1
   stats <- source$statistics(cv)
+  # The dual source's features span the rows in fewer columns; the lambda
+  # candidates stay those of the map's n_features (R/krr_logistic_dual.R).
+  stats$penalised <- if (!is.null(source$expand)) n_features
+  n_features <- source$n_features %||% n_features
+  expand <- source$expand %||% identity
   levels <- levels %||% stats$chunks$response$levels  # chunked data: known after a pass
   diagonal <- diag(stats$gram)
   if (features_constant(diagonal - stats$zsum^2 / stats$n, diagonal)) {
-    return(logistic_intercept_only(source, stats, n_features, levels, lambda, cv))
+    out <- logistic_intercept_only(source, stats, n_features, levels, lambda, cv)
+    out$coefficients <- expand(out$coefficients)
+    return(out)
   }
   path <- NULL
   if (cv) {
@@ -41,13 +48,15 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
     cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
                     i = "Relative change of the objective {format(fit$change, digits = 3)}; raise {.arg max_iter} or {.arg lambda}."))
   }
+  fit$coefficients <- expand(fit$coefficients)
   colnames(fit$coefficients) <- names(fit$intercept) <- levels
   list(coefficients = fit$coefficients, intercept = fit$intercept, lambda = lambda,
        path = path %||% data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_),
        total_weight = stats$n, training_rmse = rep(NA_real_, length(levels)),
        logistic = list(passes = fit$passes, converged = fit$converged, change = fit$change,
                        log_loss = fit$log_loss / stats$n,
-                       accuracy = fit$correct / stats$n))
+                       accuracy = fit$correct / stats$n,
+                       dual = !is.null(source$expand)))
 }
 
 # Features that do not vary (constant x, or one row): no coefficient can
@@ -220,6 +229,9 @@ logistic_kept_entries <- function() getOption("kitchen.logistic_kept_entries", 2
 # overhead. Otherwise each pass featurises the rows again, in blocks; the
 # rows of each fold are then split off once, when first asked for.
 memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_threads) {
+  if (dual_path_chosen(map, nrow(x), "direct", dual_logistic_pays)) {
+    return(dual_logistic_source(map, x, coded, weights, folds, n_threads))  # R/krr_logistic_dual.R
+  }
   weights <- weights %||% rep(1, nrow(x))
   onehot <- (coded + 1) / 2
   features <- NULL
@@ -354,7 +366,10 @@ fold_training_statistics <- function(stats, k) {
 # 10^1 .. 10^-6.
 logistic_lambdas <- function(stats) {
   n <- stats$n
-  mean_eigenvalue <- mean(diag(stats$gram) - stats$zsum^2 / n) / 4
+  centred <- diag(stats$gram) - stats$zsum^2 / n
+  # (the dual path's trace over the map's n_features: stats$penalised)
+  mean_eigenvalue <- (if (is.null(stats$penalised)) mean(centred) else
+    sum(centred) / stats$penalised) / 4
   max(mean_eigenvalue, .Machine$double.eps) * 10^seq(1, -6, length.out = 15)
 }
 

@@ -256,7 +256,8 @@ print.summary.kitchen_krr <- function(x, ...) {
         sprintf("Newton-CG, %d steps, %d CG iterations", fit$logistic$passes,
                 fit$logistic$cg_iterations)
       } else {
-        sprintf("bound optimisation, %d passes over the data", fit$logistic$passes)
+        sprintf("bound optimisation, %d passes over the data%s", fit$logistic$passes,
+                if (isTRUE(fit$logistic$dual)) " (dual path: in the span of the rows)" else "")
       },
       if (fit$logistic$converged) "converged" else "NOT converged",
       format(fit$logistic$change, digits = 2)),

@@ -58,7 +58,9 @@ test_that("an interrupt stops a logistic fit with D = 8000 features promptly", {
   skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
   # The bound c Zc'WZc + 2 lambda I is factored by blocks between interrupt
   # checks: R's chol() of it held a signal for 112 s at D = 6000 (load 14).
-  code <- paste("library(kitchen); set.seed(1); x <- matrix(rnorm(300 * 4), 300);",
+  # (kitchen.dual = FALSE: with 300 rows the dual path would factor 300 x 300 bounds instead)
+  code <- paste("library(kitchen); options(kitchen.dual = FALSE); set.seed(1);",
+                "x <- matrix(rnorm(300 * 4), 300);",
                 "krr_fit(x, factor(x[, 1] > 0), rff(4, 8000, sigma = 1), loss = 'logistic',",
                 "lambda = 1, block_size = 300, verbose = FALSE)")
   delay <- interrupt_delay(code, warm_up = 6)

@@ -266,6 +266,9 @@ test_that("from 1025 features the bound is factored in C++ (by blocks, interrupt
   }
   expect_null(kitchen:::logistic_bound_factor_cpp(gram, FALSE, zbar, 300, 0.25, 1e-300, 2L))
   # a fit with D = 1100 reaches the penalised minimum: its gradient vanishes
+  # (on the primal path: with 160 rows the dual one factors 160 x 160 bounds)
+  old <- options(kitchen.dual = FALSE)
+  on.exit(options(old), add = TRUE)
   toy <- logistic_toy()
   map <- rff(toy$x, 1100, sigma = 1, seed = 4)
   fit <- krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = 0.5, tol = 1e-12, n_threads = 2,
