@@ -143,7 +143,7 @@
 #' solution are the primal's (coefficients to 1e-7 relative, probabilities
 #' to rounding in the tests), but each fold and lambda factors an `m x m`
 #' bound instead of a `D x D` one, and each pass costs `n m K` instead of
-#' `n D K` (on iris with 1000 features, a tenth of the time:
+#' `n D K` (iris with 1000 features: 15 to 75 times faster,
 #' `bench/results/logistic.md`). `options(kitchen.dual)` applies as above.
 #'
 #' `sigma` scores several bandwidths: the map's random draws are kept and
