@@ -88,7 +88,7 @@
 #' **Far fewer rows than features: the dual path.** Every reduction above
 #' is of a `D x D` matrix, whatever the number of rows: on mtcars (32 rows)
 #' with 4000 features, a default fit took minutes. When the rows are at
-#' most a quarter of the features (`4 * nrow(x) <= n_features`), a
+#' most a third of the features (`3 * nrow(x) <= n_features`), a
 #' least-squares fit of an rff, Fastfood or Nystroem map on data in memory
 #' (`solver = "direct"`) therefore works with rows instead: it computes the
 #' `n x D` feature matrix once and the `n x n` Gram matrix `K = A A'` of its
@@ -109,13 +109,13 @@
 #' 2-core machine; `bench/results/dual-path.md` in kitchen's source
 #' repository).
 #' Memory: the `n x D` features (less than one `D x D` matrix of the primal
-#' path) and a few `n x n` matrices. Why a quarter: the dual path's
+#' path) and a few `n x n` matrices. Why a third: the dual path's
 #' eigendecompositions (R's `eigen()`, LAPACK on R's BLAS, with
 #' eigenvectors) cost several times more per row than kitchen's threaded
-#' reduction per feature, so the two cost the same near `n = D / 2` on the
-#' reference BLAS (11-13 s each at 1000 rows and 2000 features; 11.6-13.4 s
-#' against 2.3-2.6 s at 500 rows, in the same file), and a quarter keeps
-#' the dual path well on the cheaper side. It also needs at most 1000
+#' reduction per feature, so the two cost about the same near `n = D / 2`
+#' on the reference BLAS (`bench/results/dual-path.md` and
+#' `dual-path-rule.md`), and a third keeps the dual path well on the
+#' cheaper side (a fifth to a third of the primal's time there). It also needs at most 1000
 #' rows: R's `eigen()` cannot be interrupted, and takes 1-4 s at 1000 rows
 #' on such a machine (12 s at 1500), while the primal path stops within a
 #' second or two of Ctrl-C. Where the primal path's own

@@ -29,17 +29,22 @@ dual_path_chosen <- function(map, n, solver, pays = dual_path_pays, call = rlang
   isTRUE(choice) || pays(n, map$n_features)
 }
 
-# "auto": the dual path when the rows are at most a quarter of the
+# "auto": the dual path when the rows are at most a third of the
 # features. Its cost is one n x n eigendecomposition per fold and the full
 # fit (R's eigen(), LAPACK on R's BLAS), against one D x D tridiagonal
 # reduction each (kitchen's threaded SIMD code, a third of an
 # eigendecomposition's work and several times faster per flop on the
 # reference BLAS). bench/results/dual-path.md: at D = 2000 (every default,
-# loaded 2-core machine, reference BLAS) both took 11-13 s at n = 1000 =
-# D/2, the primal 11.6-13.4 s and the dual 2.3-2.6 s at n = D/4.
+# loaded 2-core AVX-512 machine, reference BLAS) both took 11-13 s at
+# n = 1000 = D/2, the primal 11.6-13.4 s and the dual 2.3-2.6 s at n = D/4.
+# bench/results/dual-path-rule.md (AVX2 machine): dual / primal time 0.67-0.71
+# at n = D/2, 0.19-0.29 at n = D/3, 0.10-0.12 at n = D/4 (D = 1000 and 2000);
+# at a third the dual path stays well on the cheaper side of both machines
+# (the quarter before left, for instance, Ionosphere's 260 rows at D = 1000
+# on the primal path: 3.2 s against 0.87 s).
 # At most 1000 rows: eigen() does not check for interrupts, and took 4 s at
 # 1000 rows (12 s at 1500) on that machine at load 9.
-dual_path_pays <- function(n, n_features) 4 * n <= n_features && n <= 1000
+dual_path_pays <- function(n, n_features) 3 * n <= n_features && n <= 1000
 
 is_dual_statistics <- function(stats) inherits(stats, "kitchen_dual_statistics")
 

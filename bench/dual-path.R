@@ -3,7 +3,8 @@
 # interface, rff, 5-fold CV, the bandwidth search), on mtcars (D = 1000,
 # 2000, 4000), iris and mlbench's Sonar (D = 4000), each on a fixed split;
 # then synthetic regressions with n rows and D = 2000 features at n = D/8,
-# D/4, D/2 to see where the two cost the same (the rule of "auto" is 4n <= D).
+# D/4, D/2 to see where the two cost the same (the rule of "auto" is 3n <= D:
+# bench/dual-path-rule.R).
 # The two paths alternate (which goes first alternates too), the load average
 # is read before each fit, and the test error of both is reported.
 # Run from the repository root:
