@@ -264,7 +264,7 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
     gradient = function(state, part = NULL) {
       if (!is.null(features)) {
         return(logistic_pass_cpp(features, row_numbers(part), labels, weights,
-                                 state$coefficients, state$intercept))
+                                 state$coefficients, state$intercept, n_threads))
       }
       if (is.null(part)) {
         return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads))
@@ -278,7 +278,7 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
       function(factor, zbar, curvature, free, lambda, state, tol, max_iter, total_weight) {
         logistic_bound_cpp(features, rows, labels, weights, factor, zbar, curvature,
                            as.integer(free), total_weight, lambda, state$coefficients,
-                           state$intercept, tol, max_iter)
+                           state$intercept, tol, max_iter, n_threads)
       }
     })
 }

@@ -86,14 +86,14 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
     },
     gradient = function(state, part = NULL) {
       logistic_pass_cpp(phi, row_numbers(part), labels, weights, state$coefficients,
-                        state$intercept)
+                        state$intercept, n_threads)
     },
     solver = function(part) {
       rows <- row_numbers(part)
       function(factor, zbar, curvature, free, lambda, state, tol, max_iter, total_weight) {
         logistic_bound_cpp(phi, rows, labels, weights, factor, zbar, curvature,
                            as.integer(free), total_weight, lambda, state$coefficients,
-                           state$intercept, tol, max_iter)
+                           state$intercept, tol, max_iter, n_threads)
       }
     })
 }

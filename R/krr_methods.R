@@ -205,7 +205,8 @@ plot_bandwidth_paths <- function(fit, ...) {
 #' @export
 print.kitchen_krr <- function(x, ...) {
   validate_fit(x, full = TRUE)
-  cat("<kitchen ridge regression on random features>\n")
+  cat(if (identical(x[["loss"]], "logistic")) "<kitchen kernel logistic regression on random features>\n" else
+    "<kitchen ridge regression on random features>\n")
   if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 70), collapse = "\n  "), "\n", sep = "")
   task <- if (identical(x[["loss"]], "logistic")) {
     sprintf("classification, %d classes (%s)", length(x$response$levels),

@@ -17,10 +17,13 @@
 #' @export
 #' @examples
 #' set.seed(1)
-#' x <- matrix(runif(1000 * 4), 1000, 4, dimnames = list(NULL, c("a", "b", "c", "d")))
-#' y <- sin(4 * x[, "a"]) + x[, "b"] + rnorm(1000, sd = 0.1)
-#' fit <- krr_fit(x, y, "rff", sigma = "ard", n_features = 200, seed = 1, n_threads = 1)
+#' x <- matrix(runif(300 * 3), 300, 3, dimnames = list(NULL, c("a", "b", "c")))
+#' y <- sin(4 * x[, "a"]) + x[, "b"] + rnorm(300, sd = 0.1)
+#' # bandwidths learned from the data (c does not enter y)
+#' fit <- krr_fit(x, y, rff(x, 100, seed = 1), sigma = "ard", n_threads = 1)
 #' sort(relevance(fit), decreasing = TRUE)
+#' # or given, one per column
+#' relevance(rff(x, 100, sigma = c(0.5, 1, 4), seed = 1))
 relevance <- function(object, ...) UseMethod("relevance")
 
 #' @rdname relevance

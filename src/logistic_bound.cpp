@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kitchen/logistic_bound.hpp"
+#include "parallel_chunks.h"
 
 namespace {
 
@@ -62,21 +63,36 @@ Rcpp::NumericVector as_r(const Eigen::VectorXd& v) {
   return Rcpp::NumericVector(v.data(), v.data() + v.size());
 }
 
+// A pass's units over n_threads threads (parallel_chunks.h: the main
+// thread checks for interrupts between chunks), each unit about
+// 4 rows D K operations.
+kitchen::logistic_runner logistic_threads(const kitchen::logistic_matrix& z, std::size_t k,
+                                          int n_threads) {
+  const double unit_cost = 4.0 * kitchen::logistic_unit_rows(z.rows()) * z.cols() * k;
+  return [unit_cost, n_threads](std::size_t n_units,
+                                const std::function<void(std::size_t, std::size_t)>& body) {
+    kitchen_glue::parallel_for_chunks(n_units, unit_cost, n_threads, body);
+  };
+}
+
 }  // namespace
 
 // One pass over the rows `rows` (1-based) of `features` (n x D) with class
 // numbers `labels` and `weights` (one per row of features): log_loss,
-// correct, zg (D x K) and g0 at (coefficients D x K, intercept K).
+// correct, zg (D x K) and g0 at (coefficients D x K, intercept K); on
+// n_threads threads, the same result for any number.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
                              Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
-                             Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept) {
+                             Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept,
+                             int n_threads = 1) {
   if (coefficients.nrow() != features.ncol() || intercept.size() != coefficients.ncol()) {
     Rcpp::stop("coefficients must be D x K and intercept of length K.");
   }
   const logistic_rows part = gather_rows(features, rows, labels, weights, coefficients.ncol());
   const kitchen::logistic_pass_result pass = kitchen::logistic_pass(
-      part.z, part.labels, part.weights, as_eigen(coefficients), as_eigen(intercept));
+      part.z, part.labels, part.weights, as_eigen(coefficients), as_eigen(intercept),
+      logistic_threads(part.z, coefficients.ncol(), n_threads));
   return Rcpp::List::create(Rcpp::Named("log_loss") = pass.log_loss,
                             Rcpp::Named("correct") = pass.correct,
                             Rcpp::Named("zg") = as_r(pass.zg), Rcpp::Named("g0") = as_r(pass.g0));
@@ -91,7 +107,8 @@ Rcpp::List logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector 
                               Rcpp::NumericMatrix factor, Rcpp::NumericVector zbar,
                               double curvature, Rcpp::IntegerVector free, double total_weight,
                               double lambda, Rcpp::NumericMatrix coefficients,
-                              Rcpp::NumericVector intercept, double tol, int max_iter) {
+                              Rcpp::NumericVector intercept, double tol, int max_iter,
+                              int n_threads = 1) {
   const std::size_t d = features.ncol(), k = coefficients.ncol();
   if (static_cast<std::size_t>(coefficients.nrow()) != d ||
       static_cast<std::size_t>(intercept.size()) != k ||
@@ -109,7 +126,7 @@ Rcpp::List logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector 
   const kitchen::logistic_bound_result fit = kitchen::logistic_bound_solve(
       part.z, part.labels, part.weights, as_eigen(factor), as_eigen(zbar), curvature, moving,
       total_weight, lambda, as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
-      [] { Rcpp::checkUserInterrupt(); });
+      [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.z, k, n_threads));
   return Rcpp::List::create(
       Rcpp::Named("coefficients") = as_r(fit.coefficients),
       Rcpp::Named("intercept") = as_r(fit.intercept), Rcpp::Named("log_loss") = fit.log_loss,

@@ -102,6 +102,7 @@ test_that("the dual path is taken only with fewer rows than features, and at mos
   fit <- krr_fit(data$x, data$y, map, loss = "logistic", lambda = 0.1, n_threads = 1,
                  verbose = FALSE)
   expect_output(print(summary(fit)), "dual path")
+  expect_output(print(fit), "^<kitchen kernel logistic regression on random features>")
 })
 
 test_that("a lambda too small for the bound is refused on both paths", {

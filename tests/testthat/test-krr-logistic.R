@@ -249,6 +249,21 @@ test_that("the C++ logistic pass equals the R pass on the same rows", {
   expect_equal(pass$g0, out$g0, tolerance = 1e-12)
   expect_error(kitchen:::logistic_pass_cpp(z, c(rows, 1000L), as.integer(toy$y), w,
                                            state$coefficients, state$intercept), "row numbers")
+  # Many rows: units of rows summed in order, the same bits on 1 and 2 threads.
+  many <- logistic_toy(1500, classes = 3, seed = 17)
+  zm <- predict(map, many$x)
+  wm <- runif(1500)
+  every <- seq_len(1500)
+  one <- kitchen:::logistic_pass_cpp(zm, every, as.integer(many$y), wm, state$coefficients,
+                                     state$intercept, 1L)
+  two <- kitchen:::logistic_pass_cpp(zm, every, as.integer(many$y), wm, state$coefficients,
+                                     state$intercept, 2L)
+  expect_identical(two, one)
+  in_r <- kitchen:::add_logistic_gradient(list(log_loss = 0, correct = 0, zg = 0, g0 = 0), zm,
+                                          outer(as.integer(many$y), 1:3, "==") * 1,
+                                          as.integer(many$y), wm, state)
+  expect_equal(one$zg, in_r$zg, tolerance = 1e-12, ignore_attr = TRUE)
+  expect_equal(one$log_loss, in_r$log_loss, tolerance = 1e-12)
 })
 
 test_that("from 1025 features the bound is factored in C++ (by blocks, interruptible) as chol() does", {
