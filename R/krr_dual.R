@@ -37,8 +37,9 @@ dual_path_chosen <- function(map, n, solver, pays = dual_path_pays, call = rlang
 # reference BLAS). bench/results/dual-path.md: at D = 2000 (every default,
 # loaded 2-core AVX-512 machine, reference BLAS) both took 11-13 s at
 # n = 1000 = D/2, the primal 11.6-13.4 s and the dual 2.3-2.6 s at n = D/4.
-# bench/results/dual-path-rule.md (AVX2 machine): dual / primal time 0.67-0.71
-# at n = D/2, 0.19-0.29 at n = D/3, 0.10-0.12 at n = D/4 (D = 1000 and 2000);
+# bench/results/dual-path-rule.md (AVX2 machine, quiet): dual / primal time
+# 0.63-0.75 at n = D/2, 0.23-0.24 at n = D/3, 0.10-0.17 at n = D/4
+# (D = 1000 and 2000);
 # at a third the dual path stays well on the cheaper side of both machines
 # (the quarter before left, for instance, Ionosphere's 260 rows at D = 1000
 # on the primal path: 3.2 s against 0.87 s).
