@@ -242,10 +242,7 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
     storage.mode(features) <- "double"
   }
   labels <- max.col(onehot, "first")
-  row_numbers <- function(part) {
-    if (is.null(part)) return(seq_len(nrow(x)))
-    which((folds == part$fold) == (part$side == "test"))
-  }
+  row_numbers <- function(part) part_rows(part, folds, nrow(x))
   parts <- list()
   rows_of <- function(part) {
     key <- paste(part$fold, part$side)
@@ -273,14 +270,26 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
       logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads)
     },
     solver = function(part) {
-      if (is.null(features)) return(NULL)
-      rows <- row_numbers(part)
-      function(factor, zbar, curvature, free, lambda, state, tol, max_iter, total_weight) {
-        logistic_bound_cpp(features, rows, labels, weights, factor, zbar, curvature,
-                           as.integer(free), total_weight, lambda, state$coefficients,
-                           state$intercept, tol, max_iter, n_threads)
-      }
+      if (!is.null(features)) kept_features_solver(features, row_numbers(part), labels, weights,
+                                                   n_threads)
     })
+}
+
+# The rows of a source's `part`: all of them (NULL), or the training
+# ("train") or held-out ("test") rows of one fold.
+part_rows <- function(part, folds, n) {
+  if (is.null(part)) return(seq_len(n))
+  which((folds == part$fold) == (part$side == "test"))
+}
+
+# logistic_bound()'s `solve` on features held in memory: its loop in C++
+# (src/logistic_bound.cpp) on the rows `rows`.
+kept_features_solver <- function(features, rows, labels, weights, n_threads) {
+  function(factor, zbar, curvature, free, lambda, state, tol, max_iter, total_weight) {
+    logistic_bound_cpp(features, rows, labels, weights, factor, zbar, curvature,
+                       as.integer(free), total_weight, lambda, state$coefficients,
+                       state$intercept, tol, max_iter, n_threads)
+  }
 }
 
 # Row-wise softmax, shifted by the row maximum so that nothing overflows.

@@ -73,10 +73,7 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
   span <- row_span_features(map, x, n_threads)
   phi <- span$phi
   labels <- max.col((coded + 1) / 2, "first")
-  row_numbers <- function(part) {
-    if (is.null(part)) return(seq_len(nrow(x)))
-    which((folds == part$fold) == (part$side == "test"))
-  }
+  row_numbers <- function(part) part_rows(part, folds, nrow(x))  # R/krr_logistic.R
   list(
     n_threads = n_threads,
     n_features = ncol(phi),
@@ -89,11 +86,6 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
                         state$intercept, n_threads)
     },
     solver = function(part) {
-      rows <- row_numbers(part)
-      function(factor, zbar, curvature, free, lambda, state, tol, max_iter, total_weight) {
-        logistic_bound_cpp(phi, rows, labels, weights, factor, zbar, curvature,
-                           as.integer(free), total_weight, lambda, state$coefficients,
-                           state$intercept, tol, max_iter, n_threads)
-      }
+      kept_features_solver(phi, row_numbers(part), labels, weights, n_threads)
     })
 }
