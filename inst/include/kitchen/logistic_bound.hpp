@@ -29,39 +29,82 @@ struct logistic_pass_result {
   Eigen::VectorXd g0;
 };
 
+// Runs body(begin, end) over disjoint ranges covering [0, n_units), on
+// several threads or inline; supplied by the glue (the core has no
+// threads of its own). The bodies never touch shared state but their own
+// units' outputs.
+using logistic_runner =
+    std::function<void(std::size_t n_units, const std::function<void(std::size_t, std::size_t)>&)>;
+
+// Rows per unit of a pass: each unit's gradient Z_b'W(Y - P) is summed in
+// unit order afterwards, so the result depends on n only, not on the
+// threads (at least 256 rows a unit, at most about 64 units).
+inline Eigen::Index logistic_unit_rows(Eigen::Index n) {
+  return std::max<Eigen::Index>(256, (n + 63) / 64);
+}
+
 // z: the rows' features (n_rows x D); labels: class numbers 0 .. K-1.
+// Inline when `run` is empty.
 inline logistic_pass_result logistic_pass(const logistic_matrix& z, const std::vector<int>& labels,
                                           const std::vector<double>& weights,
                                           const logistic_matrix& coefficients,
-                                          const Eigen::VectorXd& intercept) {
-  const Eigen::Index n = z.rows(), k = coefficients.cols();
-  logistic_matrix links = z * coefficients;
-  logistic_pass_result out;
-  logistic_matrix residual(n, k);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    double top = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index c = 0; c < k; ++c) {
-      links(i, c) += intercept[c];
-      top = std::max(top, links(i, c));
+                                          const Eigen::VectorXd& intercept,
+                                          const logistic_runner& run = {}) {
+  const Eigen::Index n = z.rows(), d = z.cols(), k = coefficients.cols();
+  const Eigen::Index unit = logistic_unit_rows(n);
+  const std::size_t n_units = static_cast<std::size_t>((n + unit - 1) / unit);
+  std::vector<logistic_matrix> zg(n_units);
+  std::vector<Eigen::VectorXd> g0(n_units);
+  std::vector<double> loss(n_units, 0.0), right(n_units, 0.0);
+  const auto body = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t u = begin; u < end; ++u) {
+      const Eigen::Index r0 = static_cast<Eigen::Index>(u) * unit;
+      const Eigen::Index rows = std::min(unit, n - r0);
+      logistic_matrix links = z.middleRows(r0, rows) * coefficients;
+      logistic_matrix residual(rows, k);
+      double unit_loss = 0, unit_right = 0;
+      for (Eigen::Index i = 0; i < rows; ++i) {
+        double top = -std::numeric_limits<double>::infinity();
+        for (Eigen::Index c = 0; c < k; ++c) {
+          links(i, c) += intercept[c];
+          top = std::max(top, links(i, c));
+        }
+        double total = 0;
+        for (Eigen::Index c = 0; c < k; ++c) {
+          links(i, c) = std::exp(links(i, c) - top);
+          total += links(i, c);
+        }
+        Eigen::Index best = 0;
+        for (Eigen::Index c = 0; c < k; ++c) {
+          links(i, c) /= total;  // now the probability
+          if (links(i, c) > links(i, best)) best = c;
+        }
+        const int label = labels[r0 + i];
+        const double w = weights[r0 + i];
+        unit_loss -= w * std::log(std::max(links(i, label), 1e-300));
+        if (best == label) unit_right += w;
+        for (Eigen::Index c = 0; c < k; ++c) residual(i, c) = w * ((c == label) - links(i, c));
+      }
+      zg[u].noalias() = z.middleRows(r0, rows).transpose() * residual;
+      g0[u] = residual.colwise().sum().transpose();
+      loss[u] = unit_loss;
+      right[u] = unit_right;
     }
-    double total = 0;
-    for (Eigen::Index c = 0; c < k; ++c) {
-      links(i, c) = std::exp(links(i, c) - top);
-      total += links(i, c);
-    }
-    Eigen::Index best = 0;
-    for (Eigen::Index c = 0; c < k; ++c) {
-      links(i, c) /= total;  // now the probability
-      if (links(i, c) > links(i, best)) best = c;
-    }
-    const int label = labels[i];
-    const double w = weights[i];
-    out.log_loss -= w * std::log(std::max(links(i, label), 1e-300));
-    if (best == label) out.correct += w;
-    for (Eigen::Index c = 0; c < k; ++c) residual(i, c) = w * ((c == label) - links(i, c));
+  };
+  if (run) {
+    run(n_units, body);
+  } else {
+    body(0, n_units);
   }
-  out.zg = z.transpose() * residual;
-  out.g0 = residual.colwise().sum().transpose();
+  logistic_pass_result out;
+  out.zg = logistic_matrix::Zero(d, k);
+  out.g0 = Eigen::VectorXd::Zero(k);
+  for (std::size_t u = 0; u < n_units; ++u) {
+    out.zg += zg[u];
+    out.g0 += g0[u];
+    out.log_loss += loss[u];
+    out.correct += right[u];
+  }
   return out;
 }
 
@@ -79,12 +122,13 @@ struct logistic_bound_result {
 // Cholesky factor R of c Zc'WZc + 2 lambda I (R'R), `zbar` the weighted
 // feature means, `free` the classes whose links move (the second only, for
 // two classes), `total_weight` the sum of the weights. `interrupt` is
-// called every few passes.
+// called every few passes; each pass runs on `run` (logistic_pass()).
 inline logistic_bound_result logistic_bound_solve(
     const logistic_matrix& z, const std::vector<int>& labels, const std::vector<double>& weights,
     const logistic_matrix& factor, const Eigen::VectorXd& zbar, double curvature,
     const std::vector<int>& free, double total_weight, double lambda, logistic_matrix coefficients,
-    Eigen::VectorXd intercept, double tol, int max_iter, const std::function<void()>& interrupt) {
+    Eigen::VectorXd intercept, double tol, int max_iter, const std::function<void()>& interrupt,
+    const logistic_runner& run = {}) {
   struct point {
     logistic_matrix coefficients;
     Eigen::VectorXd intercept;
@@ -105,7 +149,7 @@ inline logistic_bound_result logistic_bound_solve(
   for (;;) {
     if (out.passes % 16 == 15) interrupt();
     const logistic_pass_result pass = logistic_pass(z, labels, weights, state.coefficients,
-                                                    state.intercept);
+                                                    state.intercept, run);
     ++out.passes;
     const double objective = pass.log_loss + lambda * state.coefficients.squaredNorm();
     if (have_accepted && objective > accepted.objective) {
