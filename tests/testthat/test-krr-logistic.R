@@ -266,7 +266,7 @@ test_that("the C++ logistic pass equals the R pass on the same rows", {
   expect_equal(one$log_loss, in_r$log_loss, tolerance = 1e-12)
 })
 
-test_that("from 1025 features the bound is factored in C++ (by blocks, interruptible) as chol() does", {
+test_that("the bound is factored in C++ (by blocks, interruptible) as chol() does", {
   set.seed(2)
   z <- matrix(rnorm(300 * 1100), 300)  # more features than rows: rank 299 before lambda
   gram <- crossprod(z)
