@@ -134,8 +134,8 @@
 #' the default is `"auto"`. [rbin()] maps, `solver = "falkon"` and chunked
 #' data keep their own paths.
 #'
-#' With `loss = "logistic"`, a dense map and data in memory, fewer rows than
-#' features (and at most 1000 rows) take a dual path too: every solution
+#' With `loss = "logistic"`, a dense map and data in memory, at most half as
+#' many rows as features (and at most 1000 rows) take a dual path too: every solution
 #' and every step of the solver lies in the span of the rows' features, so
 #' the fit is made on the `n x m` matrix `Phi = U S^(1/2)` (from the
 #' eigendecomposition `Z Z' = U S U'`, of rank `m`, at most `n`) and mapped back to the

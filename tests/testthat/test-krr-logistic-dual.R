@@ -85,7 +85,7 @@ test_that("repeated rows (features of lower rank than the rows) and bandwidth ca
   expect_equal(fits$dual$sigma_path, fits$primal$sigma_path, tolerance = 1e-9)
 })
 
-test_that("the dual path is taken only with fewer rows than features, and at most 1000", {
+test_that("the dual path is taken with at most half as many rows as features, and at most 1000", {
   map <- rff(2, 300, sigma = 1, seed = 1)
   data <- logistic_data(120, 2, seed = 8)
   coded <- 2 * outer(as.integer(data$y), 1:2, "==") - 1
@@ -97,8 +97,8 @@ test_that("the dual path is taken only with fewer rows than features, and at mos
                                            NULL, 4096L, 1L)
   expect_null(wide$expand)
   expect_false(kitchen:::dual_logistic_pays(1001, 5000))
-  expect_false(kitchen:::dual_logistic_pays(300, 300))   # a Nystroem map with a center a row
-  expect_true(kitchen:::dual_logistic_pays(299, 300))
+  expect_false(kitchen:::dual_logistic_pays(151, 300))
+  expect_true(kitchen:::dual_logistic_pays(150, 300))
   fit <- krr_fit(data$x, data$y, map, loss = "logistic", lambda = 0.1, n_threads = 1,
                  verbose = FALSE)
   expect_output(print(summary(fit)), "dual path")
