@@ -13,7 +13,8 @@
 # solutions, mapped back by V. Each fold and lambda then factors an r x r
 # bound instead of a D x D one, and each pass costs n r K instead of n D K:
 # on iris (150 rows, 1000 features, 3 classes) the primal's D x D Cholesky
-# factorisations were 56% of a 9.9 s fit and the passes 30%.
+# factorisations (R's chol() then) were 56% of a 9.9 s fit and the passes
+# 30%.
 
 # "auto": at most half as many rows as features, and at most 1000
 # (eigen() does not check for interrupts: R/krr_dual.R). One n x n
