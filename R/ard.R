@@ -182,9 +182,7 @@ held_out_losses <- function(theta, train, held_out, w0, n_threads) {
   y <- rbind(train$y, held_out$y)
   is_train <- seq_len(nrow(x)) <= nrow(train$x)
   s <- ridge_split(list(y = y, w = c(train$w, held_out$w)), z, is_train)
-  gram <- gram_update_cpp(matrix(0, ncol(z), ncol(z)), s$za * sqrt(s$wa), products_on_blas(),
-                          n_threads, resolve_simd())
-  gram <- gram_symmetrize_cpp(gram)
+  gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gemm.R
   diag(gram) <- diag(gram) + exp(theta[d + 1]) * nrow(train$x)
   chol_gram <- tryCatch(chol(gram), error = function(e) NULL)
   if (is.null(chol_gram) || !all(is.finite(z))) return(rep(Inf, nrow(held_out$x)))
@@ -316,9 +314,7 @@ ard_objective <- function(theta, problem, gradient = TRUE) {
     za <- s$za
     zb <- s$zb
     lambda <- exp(theta[d + 1]) * sum(a)
-    gram <- gram_update_cpp(matrix(0, 2 * m, 2 * m), za * sqrt(wa), products_on_blas(),
-                            problem$n_threads, resolve_simd())
-    gram <- gram_symmetrize_cpp(gram)
+    gram <- gram_of(za * sqrt(wa), problem$n_threads)
     diag(gram) <- diag(gram) + lambda
     chol_gram <- chol(gram)
     solve_gram <- function(v) backsolve(chol_gram, forwardsolve(t(chol_gram), v))

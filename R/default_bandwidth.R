@@ -51,9 +51,7 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
     a <- data$half != fold
     s <- ridge_split(data, z, a)  # R/ard.R
     # Z'WZ on kitchen's SIMD kernels (R's reference BLAS would dominate).
-    gram <- gram_update_cpp(matrix(0, ncol(z), ncol(z)), s$za * sqrt(s$wa), products_on_blas(),
-                            problem$n_threads, resolve_simd())
-    eig <- eigen(gram_symmetrize_cpp(gram), symmetric = TRUE)
+    eig <- eigen(gram_of(s$za * sqrt(s$wa), problem$n_threads), symmetric = TRUE)  # R/gemm.R
     eigenvalues <- pmax(eig$values, 0)     # rounding can leave tiny negatives
     q <- crossprod(eig$vectors, crossprod(s$za, s$ya * s$wa))
     norm <- 2 * sum(s$wb) * scale_y

@@ -39,3 +39,10 @@ products_on_blas <- function(call = rlang::caller_env()) {
   switch(option_choice("kitchen.gemm", c("auto", "blas", "eigen"), call),
          blas = TRUE, eigen = FALSE, auto = blas_beats_kitchen(call))
 }
+
+# A'A, symmetric and whole, through the same products: the Gram matrix of
+# A's columns (A the weighted features for Z'WZ, or t(Z) for the rows' Z Z').
+gram_of <- function(a, n_threads) {
+  gram_symmetrize_cpp(gram_update_cpp(matrix(0, ncol(a), ncol(a)), a, products_on_blas(),
+                                      n_threads, resolve_simd()))
+}

@@ -115,7 +115,8 @@
 #' reduction per feature, so the two cost about the same near `n = D / 2`
 #' on the reference BLAS (`bench/results/dual-path.md` and
 #' `dual-path-rule.md`), and a third keeps the dual path well on the
-#' cheaper side (a fifth to a third of the primal's time there). It also needs at most 1000
+#' cheaper side (a tenth to a quarter of the primal's time from `n = D / 4`
+#' to `D / 3` there). It also needs at most 1000
 #' rows: R's `eigen()` cannot be interrupted, and takes 1-4 s at 1000 rows
 #' on such a machine (12 s at 1500), while the primal path stops within a
 #' second or two of Ctrl-C. Where the primal path's own

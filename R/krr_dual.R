@@ -60,11 +60,9 @@ dual_statistics <- function(map, x, y, n_threads, folds = NULL, weights = NULL) 
   total <- sum(w)
   zbar <- colSums(w * z) / total
   centred <- z - rep(zbar, each = rows)
-  gram <- gram_update_cpp(matrix(0, rows, rows), t(centred), products_on_blas(), n_threads,
-                          resolve_simd())
   stats <- structure(list(
     z = z, y = y, weights = weights, w = w, n = total, rows = rows, zbar = zbar,
-    row_gram = gram_symmetrize_cpp(gram),
+    row_gram = gram_of(t(centred), n_threads),  # R/gemm.R
     centred_diagonal = colSums(w * centred^2), diagonal = colSums(w * z^2),
     ysum = colSums(w * y), yy = colSums(w * y^2)
   ), class = "kitchen_dual_statistics")

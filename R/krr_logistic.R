@@ -17,9 +17,9 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
                            call = rlang::caller_env()) {
   cv <- !is.numeric(lambda) || length(lambda) > 1
   stats <- source$statistics(cv)
-  # The dual source's features span the rows in fewer columns; the lambda
-  # candidates stay those of the map's n_features (R/krr_logistic_dual.R).
-  stats$penalised <- if (!is.null(source$expand)) n_features
+  # The dual source's features span the rows in fewer columns (its
+  # statistics carry the map's n_features for the lambda candidates:
+  # R/krr_logistic_dual.R).
   n_features <- source$n_features %||% n_features
   expand <- source$expand %||% identity
   levels <- levels %||% stats$chunks$response$levels  # chunked data: known after a pass

@@ -36,9 +36,7 @@ dual_logistic_pays <- function(n, n_features) 2 * n <= n_features && n <= 1000
 row_span_features <- function(map, x, n_threads) {
   z <- map_features(map, x, n_threads)
   if (!is.matrix(z)) z <- as.matrix(z)
-  gram <- gram_update_cpp(matrix(0, nrow(z), nrow(z)), t(z), products_on_blas(), n_threads,
-                          resolve_simd())
-  eig <- eigen(gram_symmetrize_cpp(gram), symmetric = TRUE)
+  eig <- eigen(gram_of(t(z), n_threads), symmetric = TRUE)  # R/gemm.R
   keep <- eig$values > max(eig$values[1], 0) * .Machine$double.eps^2
   if (!any(keep)) keep[1] <- TRUE  # all-zero features: one direction, phi = 0
   root <- sqrt(pmax(eig$values[keep], 0))
@@ -55,10 +53,8 @@ feature_matrix_statistics <- function(z, y, folds, weights, n_threads) {
   of_rows <- function(rows) {
     w <- weights[rows]
     zr <- z[rows, , drop = FALSE]
-    gram <- gram_update_cpp(matrix(0, ncol(z), ncol(z)), zr * sqrt(w), products_on_blas(),
-                            n_threads, resolve_simd())
     yr <- y[rows, , drop = FALSE]
-    list(gram = gram_symmetrize_cpp(gram), zy = crossprod(zr, w * yr), zsum = colSums(w * zr),
+    list(gram = gram_of(zr * sqrt(w), n_threads), zy = crossprod(zr, w * yr), zsum = colSums(w * zr),
          ysum = colSums(w * yr), yy = colSums(w * yr^2), n = sum(w), rows = length(rows))
   }
   if (is.null(folds)) return(c(of_rows(seq_len(nrow(z))), list(folds = NULL)))
@@ -83,7 +79,9 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
     n_features = ncol(phi),
     expand = function(coefficients) span$basis %*% coefficients,
     statistics = function(by_fold) {
-      feature_matrix_statistics(phi, coded, if (by_fold) folds, weights, n_threads)
+      stats <- feature_matrix_statistics(phi, coded, if (by_fold) folds, weights, n_threads)
+      stats$penalised <- map$n_features  # logistic_lambdas(): the primal's candidates
+      stats
     },
     gradient = function(state, part = NULL) {
       logistic_pass_cpp(phi, row_numbers(part), labels, weights, state$coefficients,
