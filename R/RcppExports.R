@@ -113,12 +113,12 @@ kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }
 
-logistic_pass_cpp <- function(features, rows, labels, weights, coefficients, intercept, n_threads = 1L) {
-    .Call(`_kitchen_logistic_pass_cpp`, features, rows, labels, weights, coefficients, intercept, n_threads)
+logistic_pass_cpp <- function(features, rows, labels, weights, coefficients, intercept, n_threads, simd) {
+    .Call(`_kitchen_logistic_pass_cpp`, features, rows, labels, weights, coefficients, intercept, n_threads, simd)
 }
 
-logistic_bound_cpp <- function(features, rows, labels, weights, factor, zbar, curvature, free, total_weight, lambda, coefficients, intercept, tol, max_iter, n_threads = 1L) {
-    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, factor, zbar, curvature, free, total_weight, lambda, coefficients, intercept, tol, max_iter, n_threads)
+logistic_bound_cpp <- function(features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas) {
+    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas)
 }
 
 logistic_bound_factor_cpp <- function(gram, centred, zbar, n, curvature, lambda, n_threads) {

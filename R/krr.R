@@ -281,13 +281,16 @@
 #' @param loss `"squared"` (ridge regression; classes coded +1 / -1, one
 #'   column per class) or `"logistic"` for a factor `y`: kernel logistic
 #'   regression (binary, or multinomial with more than two classes),
-#'   minimising `sum(w * -log(p[y])) + lambda * ||beta||^2` by bound
-#'   optimisation (Boehning, 1992): the Hessian is bounded by a fixed
-#'   multiple of `Z'WZ`, read in one pass like the least-squares
-#'   statistics and factored once per lambda, and each step then needs one
-#'   pass for the gradient (features and `Z'W(Y - P)`, all classes at
-#'   once), accelerated by Nesterov's momentum; the feature matrix is never
-#'   held.
+#'   minimising `sum(w * -log(p[y])) + lambda * ||beta||^2` by
+#'   limited-memory BFGS preconditioned by Boehning's (1992) bound: the
+#'   Hessian is bounded by a fixed multiple of `Z'WZ`, read in one pass like
+#'   the least-squares statistics and factored once per lambda, and each
+#'   trial point then needs one pass for the gradient (features and
+#'   `Z'W(Y - P)`, all classes at once); the feature matrix is never held.
+#'   With the features in memory, a warm-started solve (the lambda path,
+#'   the final fit after CV) is preconditioned by the curvature at its
+#'   start instead (one weighted `Z'Z`), which takes a fraction of the
+#'   passes once the rows are fitted with confidence.
 #'   `lambda` is then chosen by K-fold CV of the held-out log-loss (largest
 #'   candidate first, each fold warm-started), unless one number is given;
 #'   `predict(type = "prob")` gives class probabilities. On [chunked()]

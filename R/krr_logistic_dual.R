@@ -2,14 +2,16 @@
 #
 # The penalised log-likelihood's gradient in the coefficients is Z'G (G the
 # n x K matrix of weighted residuals) plus 2 lambda beta, so every solution,
-# and every step of the bound optimisation from beta = 0 or from an earlier
-# solution, lies in the span of the rows of Z. With the eigendecomposition
+# and every step of the solver from beta = 0 or from an earlier solution
+# (combinations of gradients, through a preconditioner that maps the span
+# to itself), lies in the span of the rows of Z. With the eigendecomposition
 # Z Z' = U S U' (rank r <= n), V = Z' U S^(-1/2) has orthonormal columns
 # spanning those rows, and beta = V C gives Z beta = Phi C and
 # ||beta||^2 = ||C||^2, Phi = Z V = U S^(1/2) (n x r). The problem on the
 # features Z (D columns) is therefore the same problem on Phi (r columns):
 # the same objective, the same steps (the bound c Phi'W Phi + 2 lambda is
-# the primal's restricted to the span), the same lambdas, folds and
+# the primal's restricted to the span, and so is the curvature at a warm
+# start), the same lambdas, folds and
 # solutions, mapped back by V. Each fold and lambda then factors an r x r
 # bound instead of a D x D one, and each pass costs n r K instead of n D K:
 # on iris (150 rows, 1000 features, 3 classes) the primal's D x D Cholesky
@@ -73,6 +75,7 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
   span <- row_span_features(map, x, n_threads)
   phi <- span$phi
   labels <- max.col((coded + 1) / 2, "first")
+  simd <- resolve_simd()  # the passes' kernels (R/simd.R)
   row_numbers <- function(part) part_rows(part, folds, nrow(x))  # R/krr_logistic.R
   list(
     n_threads = n_threads,
@@ -85,9 +88,9 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
     },
     gradient = function(state, part = NULL) {
       logistic_pass_cpp(phi, row_numbers(part), labels, weights, state$coefficients,
-                        state$intercept, n_threads)
+                        state$intercept, n_threads, simd)
     },
     solver = function(part) {
-      kept_features_solver(phi, row_numbers(part), labels, weights, n_threads)
+      kept_features_solver(phi, row_numbers(part), labels, weights, n_threads, simd)
     })
 }

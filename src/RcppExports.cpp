@@ -387,8 +387,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // logistic_pass_cpp
-Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, int n_threads);
-RcppExport SEXP _kitchen_logistic_pass_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP n_threadsSEXP) {
+Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, int n_threads, SEXP simd);
+RcppExport SEXP _kitchen_logistic_pass_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
@@ -398,31 +398,33 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type intercept(interceptSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_pass_cpp(features, rows, labels, weights, coefficients, intercept, n_threads));
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_pass_cpp(features, rows, labels, weights, coefficients, intercept, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
 // logistic_bound_cpp
-Rcpp::List logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::NumericMatrix factor, Rcpp::NumericVector zbar, double curvature, Rcpp::IntegerVector free, double total_weight, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads);
-RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP factorSEXP, SEXP zbarSEXP, SEXP curvatureSEXP, SEXP freeSEXP, SEXP total_weightSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
+SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::NumericMatrix> factor, Rcpp::Nullable<Rcpp::NumericVector> zbar, double scale, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads, SEXP simd, bool use_blas);
+RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP factorSEXP, SEXP zbarSEXP, SEXP scaleSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type rows(rowsSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type labels(labelsSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type factor(factorSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
-    Rcpp::traits::input_parameter< double >::type curvature(curvatureSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type factor(factorSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type free(freeSEXP);
-    Rcpp::traits::input_parameter< double >::type total_weight(total_weightSEXP);
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type intercept(interceptSEXP);
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
     Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, factor, zbar, curvature, free, total_weight, lambda, coefficients, intercept, tol, max_iter, n_threads));
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -770,8 +772,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
     {"_kitchen_inverse_square_root_cpp", (DL_FUNC) &_kitchen_inverse_square_root_cpp, 3},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
-    {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 7},
-    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 15},
+    {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 8},
+    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 16},
     {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 7},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},

@@ -4,18 +4,24 @@
 // (R/krr_logistic.R, memory_logistic_source()).
 #include <Rcpp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
+#include "gram_update.h"
 #include "kitchen/logistic_bound.hpp"
+#include "logistic_factor.h"
 #include "parallel_chunks.h"
+#include "simd_name.h"
 
 namespace {
 
-// The rows `rows` (1-based) of `features`, with their class numbers
-// (1-based in R, 0-based here) and weights.
+// The rows `rows` (1-based) of `features`, one per column of zt (D x n:
+// kitchen/thin_products.hpp), with their class numbers (1-based in R,
+// 0-based here) and weights.
 struct logistic_rows {
-  kitchen::logistic_matrix z;
+  kitchen::logistic_matrix zt;
   std::vector<int> labels;
   std::vector<double> weights;
 };
@@ -28,7 +34,7 @@ logistic_rows gather_rows(const Rcpp::NumericMatrix& features, const Rcpp::Integ
       static_cast<std::size_t>(weights.size()) != total) {
     Rcpp::stop("labels and weights must have one value per row of features.");
   }
-  logistic_rows out{kitchen::logistic_matrix(n, d), std::vector<int>(n), std::vector<double>(n)};
+  logistic_rows out{kitchen::logistic_matrix(d, n), std::vector<int>(n), std::vector<double>(n)};
   for (std::size_t i = 0; i < n; ++i) {
     const int r = rows[i];
     if (r < 1 || static_cast<std::size_t>(r) > total) Rcpp::stop("rows must be row numbers of features.");
@@ -37,10 +43,17 @@ logistic_rows gather_rows(const Rcpp::NumericMatrix& features, const Rcpp::Integ
     out.labels[i] = label - 1;
     out.weights[i] = weights[r - 1];
   }
+  // By blocks of rows, so that both the columns read and the rows written
+  // stay in cache.
   const double* f = features.begin();
-  for (std::size_t j = 0; j < d; ++j) {
-    const double* column = f + j * total;
-    for (std::size_t i = 0; i < n; ++i) out.z(i, j) = column[rows[i] - 1];
+  double* zt = out.zt.data();
+  constexpr std::size_t block = 64;
+  for (std::size_t i0 = 0; i0 < n; i0 += block) {
+    const std::size_t i1 = std::min(n, i0 + block);
+    for (std::size_t j = 0; j < d; ++j) {
+      const double* column = f + j * total;
+      for (std::size_t i = i0; i < i1; ++i) zt[i * d + j] = column[rows[i] - 1];
+    }
   }
   return out;
 }
@@ -66,9 +79,9 @@ Rcpp::NumericVector as_r(const Eigen::VectorXd& v) {
 // A pass's units over n_threads threads (parallel_chunks.h: the main
 // thread checks for interrupts between chunks), each unit about
 // 4 rows D K operations.
-kitchen::logistic_runner logistic_threads(const kitchen::logistic_matrix& z, std::size_t k,
+kitchen::logistic_runner logistic_threads(const kitchen::logistic_matrix& zt, std::size_t k,
                                           int n_threads) {
-  const double unit_cost = 4.0 * kitchen::logistic_unit_rows(z.rows()) * z.cols() * k;
+  const double unit_cost = 4.0 * kitchen::logistic_unit_rows(zt.cols()) * zt.rows() * k;
   return [unit_cost, n_threads](std::size_t n_units,
                                 const std::function<void(std::size_t, std::size_t)>& body) {
     kitchen_glue::parallel_for_chunks(n_units, unit_cost, n_threads, body);
@@ -80,42 +93,103 @@ kitchen::logistic_runner logistic_threads(const kitchen::logistic_matrix& z, std
 // One pass over the rows `rows` (1-based) of `features` (n x D) with class
 // numbers `labels` and `weights` (one per row of features): log_loss,
 // correct, zg (D x K) and g0 at (coefficients D x K, intercept K); on
-// n_threads threads, the same result for any number.
+// n_threads threads, the same result for any number; products on the
+// kernels of `simd` ("scalar", "avx2" or "avx512"; see resolve_simd() in R).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
                              Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
                              Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept,
-                             int n_threads = 1) {
+                             int n_threads, SEXP simd) {
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   if (coefficients.nrow() != features.ncol() || intercept.size() != coefficients.ncol()) {
     Rcpp::stop("coefficients must be D x K and intercept of length K.");
   }
   const logistic_rows part = gather_rows(features, rows, labels, weights, coefficients.ncol());
   const kitchen::logistic_pass_result pass = kitchen::logistic_pass(
-      part.z, part.labels, part.weights, as_eigen(coefficients), as_eigen(intercept),
-      logistic_threads(part.z, coefficients.ncol(), n_threads));
+      part.zt, part.labels, part.weights, as_eigen(coefficients), as_eigen(intercept),
+      logistic_threads(part.zt, coefficients.ncol(), n_threads), level);
   return Rcpp::List::create(Rcpp::Named("log_loss") = pass.log_loss,
                             Rcpp::Named("correct") = pass.correct,
                             Rcpp::Named("zg") = as_r(pass.zg), Rcpp::Named("g0") = as_r(pass.g0));
 }
 
+namespace {
+
+// The preconditioner of a warm start (R/krr_logistic.R,
+// kept_features_solver()): [1 Z]'R[1 Z] + 2 lambda I on the coefficients,
+// R the rows' weights times their curvature at the start
+// (kitchen::logistic_pass()), from one pass, one weighted Z'Z on kitchen's
+// Gram kernels and one factorisation. False when not positive definite.
+struct curvature_preconditioner {
+  kitchen::logistic_matrix factor;
+  Eigen::VectorXd zbar;
+  double scale = 0;
+};
+
+bool curvature_at_start(const logistic_rows& part, const kitchen::logistic_matrix& coefficients,
+                        const Eigen::VectorXd& intercept, double lambda, int n_threads,
+                        kitchen::simd_level level, bool use_blas, curvature_preconditioner& out) {
+  const std::size_t n = part.zt.cols(), d = part.zt.rows();
+  std::vector<double> r(n);
+  kitchen::logistic_pass(part.zt, part.labels, part.weights, coefficients, intercept,
+                         logistic_threads(part.zt, coefficients.cols(), n_threads), level,
+                         r.data());
+  double scale = 0;
+  for (double v : r) scale += v;
+  if (!(scale > 0)) return false;
+  // The rows times sqrt(r), n x D column-major for the Gram kernels, by
+  // blocks of rows; the weighted means, rows in order.
+  std::vector<double> weighted(n * d);
+  Eigen::VectorXd zbar = Eigen::VectorXd::Zero(d);
+  const double* zt = part.zt.data();
+  constexpr std::size_t block = 64;
+  for (std::size_t i0 = 0; i0 < n; i0 += block) {
+    const std::size_t i1 = std::min(n, i0 + block);
+    for (std::size_t i = i0; i < i1; ++i) {
+      const double root = std::sqrt(r[i]);
+      const double* zi = zt + i * d;
+      for (std::size_t j = 0; j < d; ++j) {
+        weighted[i + j * n] = root * zi[j];
+        zbar[j] += r[i] * zi[j];
+      }
+    }
+  }
+  zbar /= scale;
+  std::vector<double> gram(d * d, 0.0);
+  kitchen_glue::gram_update_in_place(weighted.data(), n, d, gram.data(), use_blas, n_threads,
+                                     level);
+  out.factor.resize(d, d);
+  if (!kitchen_glue::logistic_factor(gram.data(), true, false, zbar.data(), scale, 1.0, lambda, d,
+                                     n_threads, out.factor.data())) {
+    return false;
+  }
+  out.zbar = std::move(zbar);
+  out.scale = scale;
+  return true;
+}
+
+}  // namespace
+
 // logistic_bound() (R/krr_logistic.R) on the rows `rows` of `features`:
-// `factor` the upper Cholesky factor of the bound plus 2 lambda I, `free`
-// the moving classes (1-based), the start (coefficients, intercept).
+// its preconditioner `factor` (upper Cholesky factor of the centred part,
+// D x D), `zbar` and `scale` (the intercepts' curvature), or, with factor
+// NULL, the curvature at the start (curvature_at_start(); NULL is returned
+// when that is not positive definite); `free` the moving classes
+// (1-based), the start (coefficients, intercept); threads, `simd` as
+// logistic_pass_cpp(), and `use_blas` for the curvature's Z'Z.
 // [[Rcpp::export(rng = false)]]
-Rcpp::List logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
-                              Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
-                              Rcpp::NumericMatrix factor, Rcpp::NumericVector zbar,
-                              double curvature, Rcpp::IntegerVector free, double total_weight,
-                              double lambda, Rcpp::NumericMatrix coefficients,
-                              Rcpp::NumericVector intercept, double tol, int max_iter,
-                              int n_threads = 1) {
+SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
+                        Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
+                        Rcpp::Nullable<Rcpp::NumericMatrix> factor,
+                        Rcpp::Nullable<Rcpp::NumericVector> zbar, double scale,
+                        Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients,
+                        Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads,
+                        SEXP simd, bool use_blas) {
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   const std::size_t d = features.ncol(), k = coefficients.ncol();
   if (static_cast<std::size_t>(coefficients.nrow()) != d ||
-      static_cast<std::size_t>(intercept.size()) != k ||
-      static_cast<std::size_t>(factor.nrow()) != d ||
-      static_cast<std::size_t>(factor.ncol()) != d ||
-      static_cast<std::size_t>(zbar.size()) != d) {
-    Rcpp::stop("factor must be D x D, zbar of length D, coefficients D x K, intercept of length K.");
+      static_cast<std::size_t>(intercept.size()) != k) {
+    Rcpp::stop("coefficients must be D x K, intercept of length K.");
   }
   std::vector<int> moving(free.size());
   for (R_xlen_t j = 0; j < free.size(); ++j) {
@@ -123,10 +197,29 @@ Rcpp::List logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector 
     moving[j] = free[j] - 1;
   }
   const logistic_rows part = gather_rows(features, rows, labels, weights, k);
+  curvature_preconditioner inverse;
+  if (factor.isNull()) {
+    if (!curvature_at_start(part, as_eigen(coefficients), as_eigen(intercept), lambda, n_threads,
+                            level, use_blas, inverse)) {
+      return R_NilValue;
+    }
+  } else {
+    const Rcpp::NumericMatrix f(factor.get());
+    if (zbar.isNull()) Rcpp::stop("zbar must be given with factor.");
+    const Rcpp::NumericVector m(zbar.get());
+    if (static_cast<std::size_t>(f.nrow()) != d || static_cast<std::size_t>(f.ncol()) != d ||
+        static_cast<std::size_t>(m.size()) != d) {
+      Rcpp::stop("factor must be D x D and zbar of length D.");
+    }
+    if (!(scale > 0)) Rcpp::stop("scale must be positive.");
+    inverse.factor = as_eigen(f);
+    inverse.zbar = as_eigen(m);
+    inverse.scale = scale;
+  }
   const kitchen::logistic_bound_result fit = kitchen::logistic_bound_solve(
-      part.z, part.labels, part.weights, as_eigen(factor), as_eigen(zbar), curvature, moving,
-      total_weight, lambda, as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
-      [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.z, k, n_threads));
+      part.zt, part.labels, part.weights, inverse.factor, inverse.zbar, inverse.scale, moving,
+      lambda, as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
+      [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.zt, k, n_threads), level);
   return Rcpp::List::create(
       Rcpp::Named("coefficients") = as_r(fit.coefficients),
       Rcpp::Named("intercept") = as_r(fit.intercept), Rcpp::Named("log_loss") = fit.log_loss,

@@ -11,14 +11,39 @@
 #include <cstddef>
 
 #include "cholesky_threads.h"
+#include "logistic_factor.h"
 #include "kitchen/blocked_cholesky.hpp"
 #include "kitchen/gram_finish.hpp"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
 
+bool kitchen_glue::logistic_factor(const double* g, bool upper, bool centred, const double* zbar,
+                                   double n, double curvature, double lambda, std::size_t dim,
+                                   int n_threads, double* a) {
+  const std::size_t block = kitchen::gram_finish_block;
+  // The lower triangle only: the factorisation reads nothing else.
+  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin * block; j < std::min(dim, end * block); ++j) {
+      double* aj = a + j * dim;
+      for (std::size_t i = j; i < dim; ++i) {
+        const double gij = upper ? g[j + i * dim] : g[i + j * dim];
+        aj[i] = curvature * (centred ? gij : gij - n * (zbar[i] * zbar[j]));
+      }
+      aj[j] += 2 * lambda;
+    }
+  });
+  if (!kitchen_glue::cholesky_in_place(a, dim, n_threads)) return false;
+  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    kitchen::cholesky_upper_columns(a, dim, begin * block, std::min(dim, end * block));
+  });
+  return true;
+}
+
 // chol()'s upper factor of the bound (zeros below the diagonal), or NULL
 // when it is not positive definite to double precision (the caller names
-// lambda). Each entry as R computes it: c * (g - n * (zbar_i * zbar_j)).
+// lambda): kitchen_glue::logistic_factor() on gram's lower triangle.
 // [[Rcpp::export(rng = false)]]
 SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, bool centred, Rcpp::NumericVector zbar,
                                double n, double curvature, double lambda, int n_threads) {
@@ -27,26 +52,9 @@ SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, bool centred, Rcpp::Num
     Rcpp::stop("gram must be square, with one zbar per column.");
   }
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(dim, dim));
-  const double* g = gram.begin();
-  const double* z = zbar.begin();
-  double* a = REAL(out);
-  const std::size_t block = kitchen::gram_finish_block;
-  // The lower triangle only: the factorisation reads nothing else.
-  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
-                                    [&](std::size_t begin, std::size_t end) {
-    for (std::size_t j = begin * block; j < std::min(dim, end * block); ++j) {
-      const double* gj = g + j * dim;
-      double* aj = a + j * dim;
-      for (std::size_t i = j; i < dim; ++i) {
-        aj[i] = curvature * (centred ? gj[i] : gj[i] - n * (z[i] * z[j]));
-      }
-      aj[j] += 2 * lambda;
-    }
-  });
-  if (!kitchen_glue::cholesky_in_place(a, dim, n_threads)) return R_NilValue;
-  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
-                                    [&](std::size_t begin, std::size_t end) {
-    kitchen::cholesky_upper_columns(a, dim, begin * block, std::min(dim, end * block));
-  });
+  if (!kitchen_glue::logistic_factor(gram.begin(), false, centred, zbar.begin(), n, curvature,
+                                     lambda, dim, n_threads, REAL(out))) {
+    return R_NilValue;
+  }
   return out;
 }

@@ -43,6 +43,10 @@ test_that("in memory and chunked, 1 and 2 threads, fits equal a direct Newton so
 })
 
 test_that("chunked CV over chunk folds equals in-memory CV with the same folds", {
+  # Step for step: the in-memory solver's warm starts otherwise take the
+  # curvature at the start as preconditioner, and stop elsewhere within tol.
+  old <- options(kitchen.logistic_warm_curvature = FALSE)
+  on.exit(options(old), add = TRUE)
   data <- logistic_data(300, 3, seed = 21)
   map <- rff(data$x, 20, sigma = 1, seed = 4)
   chunk_of <- rep(1:6, each = 50)
@@ -77,4 +81,37 @@ test_that("chunked logistic fits run as futures, and refuse numeric responses", 
   numbers <- chunked(list(list(x = data$x, y = rnorm(160))))
   expect_error(krr_fit(numbers, map, loss = "logistic", lambda = 0.1, verbose = FALSE),
                "class labels")
+})
+
+test_that("a warm start preconditioned by its curvature reaches the same minimum in fewer passes", {
+  # R/krr_logistic.R, kept_features_solver(): from the solution at a larger
+  # lambda, the rows' curvature there replaces the bound's constant; the
+  # minimum is the direct Newton solve's, on 1 and 2 threads.
+  for (classes in 2:3) {
+    data <- logistic_data(400, classes, seed = 30 + classes)
+    map <- rff(data$x, 24, sigma = 1, seed = 7)
+    coded <- outer(as.integer(data$y), seq_len(classes), "==") * 2 - 1
+    source <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L, 1L)
+    stats <- source$statistics(FALSE)
+    gradient <- function(state) source$gradient(state)
+    start <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.3, NULL, 1e-14, 5000,
+                                      source$solver(NULL))
+    reference <- newton_logistic(predict(map, data$x), data$y, 0.03)
+    passes <- list()
+    for (warm in c(TRUE, FALSE)) {
+      old <- options(kitchen.logistic_warm_curvature = warm)
+      for (threads in 1:2) {
+        solver <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L,
+                                                   threads)$solver(NULL)
+        fit <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.03, start, 1e-14, 5000,
+                                        solver, threads)
+        expect_equal(unname(fit$coefficients), reference$coefficients, tolerance = 1e-6)
+        expect_lt(max(abs(relative_intercepts(fit$intercept) -
+                            relative_intercepts(reference$intercept))), 1e-6)
+      }
+      options(old)
+      passes[[as.character(warm)]] <- fit$passes
+    }
+    expect_lt(passes[["TRUE"]], passes[["FALSE"]])
+  }
 })

@@ -1,5 +1,5 @@
 # The dual path of the logistic loss (R/krr_logistic_dual.R): with fewer
-# rows than features the bound optimisation runs on the rows' span, r <= n
+# rows than features the solver runs on the rows' span, r <= n
 # columns, and must give the primal's fit (forced by options(kitchen.dual)):
 # the same lambda candidates and choice, the same number of passes, and
 # coefficients and probabilities equal to rounding; and both must be the

@@ -198,8 +198,9 @@ test_that("the in-memory C++ solver equals the streaming R passes", {
   # n <= D + block_size keeps the features and solves in C++
   # (src/logistic_bound.cpp); a small block_size makes the same fit stream
   # its rows through the R passes, once features this small are not kept
-  # anyway (the 64 MB floor, set to 0 here).
-  old <- options(kitchen.logistic_kept_entries = 0)
+  # anyway (the 64 MB floor, set to 0 here). Step for step: warm starts in
+  # memory otherwise take the curvature at the start as preconditioner.
+  old <- options(kitchen.logistic_kept_entries = 0, kitchen.logistic_warm_curvature = FALSE)
   on.exit(options(old), add = TRUE)
   for (classes in 2:3) {
     toy <- logistic_toy(classes = classes, seed = 12)
@@ -242,28 +243,65 @@ test_that("the C++ logistic pass equals the R pass on the same rows", {
                                          z[rows, ], onehot[rows, ], as.integer(toy$y)[rows],
                                          w[rows], state)
   pass <- kitchen:::logistic_pass_cpp(z, rows, as.integer(toy$y), w, state$coefficients,
-                                      state$intercept)
+                                      state$intercept, 1L, "scalar")
   expect_equal(pass$log_loss, out$log_loss, tolerance = 1e-12)
   expect_equal(pass$correct, out$correct)
   expect_equal(pass$zg, out$zg, tolerance = 1e-12, ignore_attr = TRUE)
   expect_equal(pass$g0, out$g0, tolerance = 1e-12)
   expect_error(kitchen:::logistic_pass_cpp(z, c(rows, 1000L), as.integer(toy$y), w,
-                                           state$coefficients, state$intercept), "row numbers")
+                                           state$coefficients, state$intercept, 1L, "scalar"),
+               "row numbers")
   # Many rows: units of rows summed in order, the same bits on 1 and 2 threads.
   many <- logistic_toy(1500, classes = 3, seed = 17)
   zm <- predict(map, many$x)
   wm <- runif(1500)
   every <- seq_len(1500)
   one <- kitchen:::logistic_pass_cpp(zm, every, as.integer(many$y), wm, state$coefficients,
-                                     state$intercept, 1L)
+                                     state$intercept, 1L, "scalar")
   two <- kitchen:::logistic_pass_cpp(zm, every, as.integer(many$y), wm, state$coefficients,
-                                     state$intercept, 2L)
+                                     state$intercept, 2L, "scalar")
   expect_identical(two, one)
   in_r <- kitchen:::add_logistic_gradient(list(log_loss = 0, correct = 0, zg = 0, g0 = 0), zm,
                                           outer(as.integer(many$y), 1:3, "==") * 1,
                                           as.integer(many$y), wm, state)
   expect_equal(one$zg, in_r$zg, tolerance = 1e-12, ignore_attr = TRUE)
   expect_equal(one$log_loss, in_r$log_loss, tolerance = 1e-12)
+})
+
+test_that("the pass's SIMD products equal R's on every shape of tile", {
+  # thin_products.hpp: tiles of 8 rows x 4 classes (links) and 2 columns x 4
+  # classes (gradient), with the rows, columns and classes left over; the
+  # same bits on 1 and 2 threads at each level ("avx512" runs the AVX2
+  # kernels; every level falls back to what the CPU has).
+  set.seed(30)
+  for (shape in list(c(n = 1003, d = 13, k = 5), c(n = 37, d = 1, k = 2), c(n = 600, d = 40, k = 3),
+                     c(n = 7, d = 6, k = 9), c(n = 2100, d = 27, k = 4))) {
+    n <- shape[["n"]]
+    d <- shape[["d"]]
+    k <- shape[["k"]]
+    z <- matrix(rnorm(n * d), n, d)
+    labels <- sample(k, n, replace = TRUE)
+    w <- runif(n)
+    state <- list(coefficients = matrix(rnorm(d * k) / sqrt(d), d, k), intercept = rnorm(k))
+    rows <- which(seq_len(n) %% 5 != 1)  # a gathered part, as a CV fold's rows
+    in_r <- kitchen:::add_logistic_gradient(list(log_loss = 0, correct = 0, zg = 0, g0 = 0),
+                                            z[rows, , drop = FALSE],
+                                            outer(labels[rows], seq_len(k), "==") * 1,
+                                            labels[rows], w[rows], state)
+    for (simd in c("scalar", "avx2", "avx512")) {
+      one <- kitchen:::logistic_pass_cpp(z, rows, labels, w, state$coefficients, state$intercept,
+                                         1L, simd)
+      two <- kitchen:::logistic_pass_cpp(z, rows, labels, w, state$coefficients, state$intercept,
+                                         2L, simd)
+      expect_identical(two, one)
+      expect_equal(one$zg, in_r$zg, tolerance = 1e-12, ignore_attr = TRUE)
+      expect_equal(one$g0, in_r$g0, tolerance = 1e-12)
+      expect_equal(one$log_loss, in_r$log_loss, tolerance = 1e-12)
+      expect_equal(one$correct, in_r$correct)
+    }
+  }
+  expect_error(kitchen:::logistic_pass_cpp(z, rows, labels, w, state$coefficients,
+                                           state$intercept, 1L, "sse9"), "simd must be")
 })
 
 test_that("the bound is factored in C++ (by blocks, interruptible) as chol() does", {
