@@ -6,8 +6,9 @@
 # link is fixed at 0, so that p_i is the logistic function of one link.
 # Solved by L-BFGS preconditioned by Boehning's bound (logistic_bound()):
 # one pass for Z'WZ, then one cheap pass (features and the gradient, never
-# the n x D matrix) per trial point. The data are reached through a `source` (memory_logistic_source();
-# a chunked source would give the same two passes): statistics(folds) and
+# the n x D matrix) per trial point. The data are reached through a
+# `source` (memory_logistic_source(); a chunked source would give the same
+# two passes): statistics(folds) and
 # gradient(state, part), `part` NULL for all rows, or list(fold, side) for
 # the training ("train") or held-out ("test") rows of one fold.
 
@@ -116,11 +117,13 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
   # From a warm start with the features in memory, the preconditioner puts
   # each row's curvature at the start in place of the bound's constant c
   # (kept_features_solver()); otherwise, or if that is not positive
-  # definite, it is the bound. Solves with different preconditioners stop
-  # at different points within `tol`: the internal option
+  # definite, it is the bound; it is built only when it pays
+  # (kept_features_solver()). Solves with different preconditioners stop at
+  # different points within `tol`: the internal option
   # kitchen.logistic_warm_curvature = FALSE lets tests compare the
   # in-memory solver with the streamed passes step for step.
-  if (!is.null(start) && !is.null(solve) && getOption("kitchen.logistic_warm_curvature", TRUE)) {
+  if (!is.null(start) && !is.null(solve) && solve$curvature_pays(start$passes, k) &&
+      getOption("kitchen.logistic_warm_curvature", TRUE)) {
     fit <- solve$run(NULL, free, lambda, state, tol, max_iter)
     if (!is.null(fit)) return(fit)
   }
@@ -140,7 +143,8 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
     step <- backsolve(inverse$factor, backsolve(inverse$factor,
                                                 v$coefficients - inverse$zbar %o% v$intercept,
                                                 transpose = TRUE))
-    list(coefficients = step, intercept = v$intercept / inverse$scale - colSums(inverse$zbar * step))
+    list(coefficients = step,
+         intercept = v$intercept / inverse$scale - colSums(inverse$zbar * step))
   }
   evaluate <- function(state) {
     pass <- gradient(state)
@@ -152,7 +156,8 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
   }
   dot <- function(a, b) sum(a$coefficients * b$coefficients) + sum(a$intercept * b$intercept)
   add <- function(a, x, y) {  # a x + y
-    list(coefficients = a * x$coefficients + y$coefficients, intercept = a * x$intercept + y$intercept)
+    list(coefficients = a * x$coefficients + y$coefficients,
+         intercept = a * x$intercept + y$intercept)
   }
   scaled <- function(a, x) list(coefficients = a * x$coefficients, intercept = a * x$intercept)
   moved <- function(state, direction, t) {
@@ -358,10 +363,18 @@ part_rows <- function(part, folds, n) {
 # positive definite). Near a good start most rows are fitted with
 # confidence and the bound is far too steep: on Satellite (6 classes,
 # D = 300), from the solution at the next larger lambda, L-BFGS needed a
-# third of the passes with it, for one pass and one weighted Z'Z.
-kept_features_solver <- function(features, rows, labels, weights, n_threads, simd) {
+# third of the passes with it, for one pass and one weighted Z'Z. That Z'Z
+# costs about D / (4K) passes (n D^2 / 2 multiply-adds against 2 n D K), so
+# curvature_pays() only when the solve that gave the start took more passes
+# than that (Pima, D = 1000, 2 classes: built for every warm start, the fit
+# took 1.79 s instead of 1.35 s). D is the map's feature count
+# `map_features`, also on the dual path, which then takes the primal's
+# steps.
+kept_features_solver <- function(features, rows, labels, weights, n_threads, simd,
+                                 map_features = ncol(features)) {
   use_blas <- products_on_blas()  # R/gemm.R
   list(
+    curvature_pays = function(passes, k) isTRUE(passes > map_features / (4 * k)),
     run = function(inverse, free, lambda, state, tol, max_iter) {
       logistic_bound_cpp(features, rows, labels, weights, inverse$factor, inverse$zbar,
                          inverse$scale %||% 1, as.integer(free), lambda, state$coefficients,
@@ -424,10 +437,13 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
             tried = lambdas)
 }
 
-# The mean of the folds' solutions at one lambda (a warm start).
+# The mean of the folds' solutions at one lambda (a warm start), with the
+# most passes a fold took (when the solver counts them).
 mean_fold_solution <- function(solutions) {
+  passes <- unlist(lapply(solutions, `[[`, "passes"))
   list(coefficients = Reduce(`+`, lapply(solutions, `[[`, "coefficients")) / length(solutions),
-       intercept = Reduce(`+`, lapply(solutions, `[[`, "intercept")) / length(solutions))
+       intercept = Reduce(`+`, lapply(solutions, `[[`, "intercept")) / length(solutions),
+       passes = if (length(passes)) max(passes))
 }
 
 # A logistic CV path as a fit's `path`: the lambdas scored (up to the first

@@ -91,6 +91,7 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
                         state$intercept, n_threads, simd)
     },
     solver = function(part) {
-      kept_features_solver(phi, row_numbers(part), labels, weights, n_threads, simd)
+      kept_features_solver(phi, row_numbers(part), labels, weights, n_threads, simd,
+                           map$n_features)
     })
 }

@@ -257,7 +257,7 @@ print.summary.kitchen_krr <- function(x, ...) {
         sprintf("Newton-CG, %d steps, %d CG iterations", fit$logistic$passes,
                 fit$logistic$cg_iterations)
       } else {
-        sprintf("L-BFGS on the bound, %d passes over the data%s", fit$logistic$passes,
+        sprintf("L-BFGS, %d passes over the data%s", fit$logistic$passes,
                 if (isTRUE(fit$logistic$dual)) " (dual path: in the span of the rows)" else "")
       },
       if (fit$logistic$converged) "converged" else "NOT converged",

@@ -157,7 +157,8 @@ struct logistic_free_vector {
   Eigen::VectorXd intercept;
 
   double dot(const logistic_free_vector& other) const {
-    return (coefficients.array() * other.coefficients.array()).sum() + intercept.dot(other.intercept);
+    return (coefficients.array() * other.coefficients.array()).sum() +
+           intercept.dot(other.intercept);
   }
   // this += a * other
   void add(double a, const logistic_free_vector& other) {
