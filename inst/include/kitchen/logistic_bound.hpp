@@ -7,10 +7,12 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <new>
 #include <vector>
 
 #include "kitchen/eigen.hpp"
@@ -78,7 +80,7 @@ inline logistic_pass_result logistic_pass(const logistic_matrix& zt, const std::
   std::vector<Eigen::VectorXd> g0(n_units);
   std::vector<double> loss(n_units, 0.0), right(n_units, 0.0);
   const Eigen::Index block = logistic_block_rows(d);
-  const auto body = [&](std::size_t begin, std::size_t end) {
+  const auto units = [&](std::size_t begin, std::size_t end) {
     logistic_matrix links, residual;
     for (std::size_t u = begin; u < end; ++u) {
       const Eigen::Index u0 = static_cast<Eigen::Index>(u) * unit;
@@ -124,11 +126,22 @@ inline logistic_pass_result logistic_pass(const logistic_matrix& zt, const std::
       right[u] = unit_right;
     }
   };
+  // Eigen may allocate (and throw) inside a worker: caught there, thrown
+  // again here on the calling thread.
+  std::atomic<bool> failed(false);
+  const auto body = [&](std::size_t begin, std::size_t end) {
+    try {
+      units(begin, end);
+    } catch (...) {
+      failed.store(true);
+    }
+  };
   if (run) {
     run(n_units, body);
   } else {
     body(0, n_units);
   }
+  if (failed.load()) throw std::bad_alloc();
   logistic_pass_result out;
   out.zg = logistic_matrix::Zero(d, k);
   out.g0 = Eigen::VectorXd::Zero(k);
