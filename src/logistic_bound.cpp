@@ -1,6 +1,6 @@
 // Glue for kernel logistic regression on features held in memory
-// (kitchen/logistic_bound.hpp): the gradient pass and the bound-optimisation
-// loop on some rows of the n x D feature matrix, gathered once per call
+// (kitchen/logistic_bound.hpp): the gradient pass and the L-BFGS loop on
+// some rows of the n x D feature matrix, gathered once per call
 // (R/krr_logistic.R, memory_logistic_source()).
 #include <Rcpp.h>
 
@@ -170,7 +170,7 @@ bool curvature_at_start(const logistic_rows& part, const kitchen::logistic_matri
 
 }  // namespace
 
-// logistic_bound() (R/krr_logistic.R) on the rows `rows` of `features`:
+// logistic_lbfgs() (R/logistic_lbfgs.R) on the rows `rows` of `features`:
 // its preconditioner `factor` (upper Cholesky factor of the centred part,
 // D x D), `zbar` and `scale` (the intercepts' curvature), or, with factor
 // NULL, the curvature at the start (curvature_at_start(); NULL is returned

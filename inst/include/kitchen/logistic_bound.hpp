@@ -1,9 +1,9 @@
 // Kernel logistic regression on features held in memory: the gradient pass
-// and the bound-optimisation loop of R/krr_logistic.R (logistic_bound()),
-// step for step, on the rows `rows` of an n x D feature matrix. On small
-// data the R loop spent most of its time in per-pass overhead (thousands
-// of passes of a few matrix products each); here a pass is two products
-// of the fold's rows, gathered once.
+// and the L-BFGS loop of R/logistic_lbfgs.R (logistic_lbfgs()), step for
+// step, on some rows of the feature matrix, gathered once per solve. On
+// small data the R loop spent most of its time in per-pass overhead
+// (thousands of passes of a few matrix products each); here a pass is two
+// products of the rows.
 #pragma once
 
 #include <algorithm>
