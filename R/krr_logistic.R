@@ -107,11 +107,10 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
   n <- stats$n
   zbar <- stats$zsum / n
   state <- start %||% logistic_start(stats, n_features, k)
-  # From a warm start with the features in memory, the preconditioner puts
-  # each row's curvature at the start in place of the bound's constant c
-  # (kept_features_solver()); otherwise, or if that is not positive
-  # definite, it is the bound; it is built only when it pays
-  # (kept_features_solver()). Solves with different preconditioners stop at
+  # From a warm start with the features in memory, when it pays, the
+  # preconditioner puts each row's curvature at the start in place of the
+  # bound's constant c (kept_features_solver()); otherwise, or if that is
+  # not positive definite, it is the bound. Solves with different preconditioners stop at
   # different points within `tol`: the internal option
   # kitchen.logistic_warm_curvature = FALSE lets tests compare the
   # in-memory solver with the streamed passes step for step.

@@ -137,21 +137,17 @@ bool curvature_at_start(const logistic_rows& part, const kitchen::logistic_matri
   double scale = 0;
   for (double v : r) scale += v;
   if (!(scale > 0)) return false;
-  // The rows times sqrt(r), n x D column-major for the Gram kernels, by
-  // blocks of rows; the weighted means, rows in order.
+  // The rows times sqrt(r), n x D column-major for the Gram kernels; the
+  // weighted means, rows in order.
   std::vector<double> weighted(n * d);
   Eigen::VectorXd zbar = Eigen::VectorXd::Zero(d);
   const double* zt = part.zt.data();
-  constexpr std::size_t block = 64;
-  for (std::size_t i0 = 0; i0 < n; i0 += block) {
-    const std::size_t i1 = std::min(n, i0 + block);
-    for (std::size_t i = i0; i < i1; ++i) {
-      const double root = std::sqrt(r[i]);
-      const double* zi = zt + i * d;
-      for (std::size_t j = 0; j < d; ++j) {
-        weighted[i + j * n] = root * zi[j];
-        zbar[j] += r[i] * zi[j];
-      }
+  for (std::size_t i = 0; i < n; ++i) {
+    const double root = std::sqrt(r[i]);
+    const double* zi = zt + i * d;
+    for (std::size_t j = 0; j < d; ++j) {
+      weighted[i + j * n] = root * zi[j];
+      zbar[j] += r[i] * zi[j];
     }
   }
   zbar /= scale;
