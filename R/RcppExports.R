@@ -117,6 +117,10 @@ logistic_pass_cpp <- function(features, rows, labels, weights, coefficients, int
     .Call(`_kitchen_logistic_pass_cpp`, features, rows, labels, weights, coefficients, intercept, n_threads, simd)
 }
 
+exp_nonpositive_cpp <- function(x, simd) {
+    .Call(`_kitchen_exp_nonpositive_cpp`, x, simd)
+}
+
 logistic_bound_cpp <- function(features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas) {
     .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas)
 }

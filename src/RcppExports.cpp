@@ -403,6 +403,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// exp_nonpositive_cpp
+Rcpp::NumericVector exp_nonpositive_cpp(Rcpp::NumericVector x, SEXP simd);
+RcppExport SEXP _kitchen_exp_nonpositive_cpp(SEXP xSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(exp_nonpositive_cpp(x, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // logistic_bound_cpp
 SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::NumericMatrix> factor, Rcpp::Nullable<Rcpp::NumericVector> zbar, double scale, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads, SEXP simd, bool use_blas);
 RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP factorSEXP, SEXP zbarSEXP, SEXP scaleSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP) {
@@ -773,6 +784,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_inverse_square_root_cpp", (DL_FUNC) &_kitchen_inverse_square_root_cpp, 3},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 8},
+    {"_kitchen_exp_nonpositive_cpp", (DL_FUNC) &_kitchen_exp_nonpositive_cpp, 2},
     {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 16},
     {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 7},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},

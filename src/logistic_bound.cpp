@@ -93,8 +93,8 @@ kitchen::logistic_runner logistic_threads(const kitchen::logistic_matrix& zt, st
 // One pass over the rows `rows` (1-based) of `features` (n x D) with class
 // numbers `labels` and `weights` (one per row of features): log_loss,
 // correct, zg (D x K) and g0 at (coefficients D x K, intercept K); on
-// n_threads threads, the same result for any number; products on the
-// kernels of `simd` ("scalar", "avx2" or "avx512"; see resolve_simd() in R).
+// n_threads threads, the same result for any number; products and exp() on
+// the kernels of `simd` ("scalar", "avx2" or "avx512"; see resolve_simd() in R).
 // [[Rcpp::export(rng = false)]]
 Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
                              Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
@@ -111,6 +111,16 @@ Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector r
   return Rcpp::List::create(Rcpp::Named("log_loss") = pass.log_loss,
                             Rcpp::Named("correct") = pass.correct,
                             Rcpp::Named("zg") = as_r(pass.zg), Rcpp::Named("g0") = as_r(pass.g0));
+}
+
+// exp() of x (every element at most 0, or NaN) on the kernels of `simd`,
+// as the pass's softmax takes it (kitchen/exp_nonpositive.hpp); for tests.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericVector exp_nonpositive_cpp(Rcpp::NumericVector x, SEXP simd) {
+  Rcpp::NumericVector out = Rcpp::clone(x);
+  kitchen::exp_nonpositive(out.begin(), static_cast<std::size_t>(out.size()),
+                           kitchen_glue::simd_from_name(simd));
+  return out;
 }
 
 namespace {

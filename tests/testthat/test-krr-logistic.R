@@ -304,6 +304,25 @@ test_that("the pass's SIMD products equal R's on every shape of tile", {
                                            state$intercept, 1L, "sse9"), "simd must be")
 })
 
+test_that("the softmax's vector exp() is within 2 ulp of exp() and keeps 0, NaN and underflow", {
+  # kitchen/exp_nonpositive.hpp: arguments at most 0; below -708 the result
+  # is 0 (exp() gives a subnormal there); lengths not a multiple of 4 test
+  # the padded tail.
+  set.seed(31)
+  x <- c(0, -0, -1e-300, -log(2) / 2, -log(2), -708, -runif(4001, 0, 708), -rexp(2001, 0.1))
+  for (simd in c("avx2", "avx512", "scalar")) {
+    got <- kitchen:::exp_nonpositive_cpp(x, simd)
+    expect_lte(max(abs(got - exp(x)) / exp(x)), 2 * .Machine$double.eps)
+    expect_identical(got[1:2], c(1, 1))
+    expect_identical(kitchen:::exp_nonpositive_cpp(c(-709, -800, -Inf), simd)[-1], c(0, 0))
+    expect_lt(kitchen:::exp_nonpositive_cpp(-709, simd), 1e-307)
+    expect_true(is.nan(kitchen:::exp_nonpositive_cpp(c(-1, NaN, -2), simd)[2]))
+  }
+  expect_identical(kitchen:::exp_nonpositive_cpp(x, "scalar"), exp(x))
+  expect_identical(kitchen:::exp_nonpositive_cpp(x[1:3], "avx2"),
+                   kitchen:::exp_nonpositive_cpp(x, "avx2")[1:3])
+})
+
 test_that("the bound is factored in C++ (by blocks, interruptible) as chol() does", {
   set.seed(2)
   z <- matrix(rnorm(300 * 1100), 300)  # more features than rows: rank 299 before lambda

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kitchen/eigen.hpp"
+#include "kitchen/exp_nonpositive.hpp"
 #include "kitchen/simd.hpp"
 #include "kitchen/thin_products.hpp"
 
@@ -63,7 +64,8 @@ constexpr double logistic_curvature_floor = 1e-3;
 
 // zt: the rows' features, one row per column (D x n_rows, so that a block
 // of rows is contiguous: thin_products.hpp); labels: class numbers
-// 0 .. K-1. Inline when `run` is empty; the products on `level`'s kernels.
+// 0 .. K-1. Inline when `run` is empty; the products and the softmax's
+// exp() on `level`'s kernels.
 // With `curvature` (n_rows long), each row's weight times its curvature
 // at this point is written there.
 inline logistic_pass_result logistic_pass(const logistic_matrix& zt, const std::vector<int>& labels,
@@ -82,6 +84,7 @@ inline logistic_pass_result logistic_pass(const logistic_matrix& zt, const std::
   const Eigen::Index block = logistic_block_rows(d);
   const auto units = [&](std::size_t begin, std::size_t end) {
     logistic_matrix links, residual;
+    std::vector<double> top;
     for (std::size_t u = begin; u < end; ++u) {
       const Eigen::Index u0 = static_cast<Eigen::Index>(u) * unit;
       const Eigen::Index u_rows = std::min(unit, n - u0);
@@ -92,17 +95,22 @@ inline logistic_pass_result logistic_pass(const logistic_matrix& zt, const std::
         const Eigen::Index rows = std::min(block, u0 + u_rows - r0);
         thin_links(zt, r0, rows, coefficients, links, level);
         residual.resize(rows, k);
-        for (Eigen::Index i = 0; i < rows; ++i) {
-          double top = -std::numeric_limits<double>::infinity();
-          for (Eigen::Index c = 0; c < k; ++c) {
+        // The block's softmax class by class, so that its exp() runs over
+        // all the block's links at once (exp_nonpositive.hpp).
+        top.assign(static_cast<std::size_t>(rows), -std::numeric_limits<double>::infinity());
+        for (Eigen::Index c = 0; c < k; ++c) {
+          for (Eigen::Index i = 0; i < rows; ++i) {
             links(i, c) += intercept[c];
-            top = std::max(top, links(i, c));
+            top[i] = std::max(top[i], links(i, c));
           }
+        }
+        for (Eigen::Index c = 0; c < k; ++c) {
+          for (Eigen::Index i = 0; i < rows; ++i) links(i, c) -= top[i];
+        }
+        exp_nonpositive(links.data(), static_cast<std::size_t>(rows * k), level);
+        for (Eigen::Index i = 0; i < rows; ++i) {
           double total = 0;
-          for (Eigen::Index c = 0; c < k; ++c) {
-            links(i, c) = std::exp(links(i, c) - top);
-            total += links(i, c);
-          }
+          for (Eigen::Index c = 0; c < k; ++c) total += links(i, c);
           Eigen::Index best = 0;
           double squares = 0;
           for (Eigen::Index c = 0; c < k; ++c) {
