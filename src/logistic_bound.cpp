@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "gram_update.h"
+#include "kitchen/huge_pages.hpp"
 #include "kitchen/logistic_bound.hpp"
 #include "logistic_factor.h"
 #include "parallel_chunks.h"
@@ -35,6 +37,7 @@ logistic_rows gather_rows(const Rcpp::NumericMatrix& features, const Rcpp::Integ
     Rcpp::stop("labels and weights must have one value per row of features.");
   }
   logistic_rows out{kitchen::logistic_matrix(d, n), std::vector<int>(n), std::vector<double>(n)};
+  kitchen::advise_huge_pages(out.zt.data(), n * d * sizeof(double));  // a fresh copy per solve
   for (std::size_t i = 0; i < n; ++i) {
     const int r = rows[i];
     if (r < 1 || static_cast<std::size_t>(r) > total) Rcpp::stop("rows must be row numbers of features.");
@@ -128,41 +131,51 @@ namespace {
 // The preconditioner of a warm start (R/krr_logistic.R,
 // kept_features_solver()): [1 Z]'R[1 Z] + 2 lambda I on the coefficients,
 // R the rows' weights times their curvature at the start
-// (kitchen::logistic_pass()), from one pass, one weighted Z'Z on kitchen's
-// Gram kernels and one factorisation. False when not positive definite.
+// (kitchen::logistic_pass(), whose result is kept in `pass`: the solver's
+// first), from one pass, one weighted Z'Z on kitchen's Gram kernels and one
+// factorisation. False when not positive definite.
 struct curvature_preconditioner {
   kitchen::logistic_matrix factor;
   Eigen::VectorXd zbar;
   double scale = 0;
+  kitchen::logistic_pass_result pass;
 };
 
-bool curvature_at_start(const logistic_rows& part, const kitchen::logistic_matrix& coefficients,
+bool curvature_at_start(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVector& rows,
+                        const logistic_rows& part, const kitchen::logistic_matrix& coefficients,
                         const Eigen::VectorXd& intercept, double lambda, int n_threads,
                         kitchen::simd_level level, bool use_blas, curvature_preconditioner& out) {
-  const std::size_t n = part.zt.cols(), d = part.zt.rows();
+  const std::size_t n = part.zt.cols(), d = part.zt.rows(), total = features.nrow();
   std::vector<double> r(n);
-  kitchen::logistic_pass(part.zt, part.labels, part.weights, coefficients, intercept,
-                         logistic_threads(part.zt, coefficients.cols(), n_threads), level,
-                         r.data());
+  out.pass = kitchen::logistic_pass(part.zt, part.labels, part.weights, coefficients, intercept,
+                                    logistic_threads(part.zt, coefficients.cols(), n_threads),
+                                    level, r.data());
   double scale = 0;
   for (double v : r) scale += v;
   if (!(scale > 0)) return false;
-  // The rows times sqrt(r), n x D column-major for the Gram kernels; the
-  // weighted means, rows in order.
-  std::vector<double> weighted(n * d);
-  Eigen::VectorXd zbar = Eigen::VectorXd::Zero(d);
-  const double* zt = part.zt.data();
-  for (std::size_t i = 0; i < n; ++i) {
-    const double root = std::sqrt(r[i]);
-    const double* zi = zt + i * d;
-    for (std::size_t j = 0; j < d; ++j) {
-      weighted[i + j * n] = root * zi[j];
-      zbar[j] += r[i] * zi[j];
+  // The rows times sqrt(r), n x D column-major for the Gram kernels, and
+  // the weighted means (rows in order), read column by column from
+  // `features` as R holds them, into a buffer left uninitialised, on huge
+  // pages: first-touch faults on 4 KB pages cost half as much as the Gram.
+  std::vector<double> root(n);
+  for (std::size_t i = 0; i < n; ++i) root[i] = std::sqrt(r[i]);
+  std::unique_ptr<double[]> weighted(new double[n * d]);
+  kitchen::advise_huge_pages(weighted.get(), n * d * sizeof(double));
+  Eigen::VectorXd zbar(d);
+  for (std::size_t j = 0; j < d; ++j) {
+    const double* column = features.begin() + j * total;
+    double* out_column = weighted.get() + j * n;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double z = column[rows[i] - 1];
+      out_column[i] = root[i] * z;
+      sum += r[i] * z;
     }
+    zbar[j] = sum;
   }
   zbar /= scale;
   std::vector<double> gram(d * d, 0.0);
-  kitchen_glue::gram_update_in_place(weighted.data(), n, d, gram.data(), use_blas, n_threads,
+  kitchen_glue::gram_update_in_place(weighted.get(), n, d, gram.data(), use_blas, n_threads,
                                      level);
   out.factor.resize(d, d);
   if (!kitchen_glue::logistic_factor(gram.data(), true, false, zbar.data(), scale, 1.0, lambda, d,
@@ -205,8 +218,8 @@ SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
   const logistic_rows part = gather_rows(features, rows, labels, weights, k);
   curvature_preconditioner inverse;
   if (factor.isNull()) {
-    if (!curvature_at_start(part, as_eigen(coefficients), as_eigen(intercept), lambda, n_threads,
-                            level, use_blas, inverse)) {
+    if (!curvature_at_start(features, rows, part, as_eigen(coefficients), as_eigen(intercept),
+                            lambda, n_threads, level, use_blas, inverse)) {
       return R_NilValue;
     }
   } else {
@@ -225,7 +238,8 @@ SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
   const kitchen::logistic_bound_result fit = kitchen::logistic_bound_solve(
       part.zt, part.labels, part.weights, inverse.factor, inverse.zbar, inverse.scale, moving,
       lambda, as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
-      [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.zt, k, n_threads), level);
+      [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.zt, k, n_threads), level,
+      factor.isNull() ? &inverse.pass : nullptr);
   return Rcpp::List::create(
       Rcpp::Named("coefficients") = as_r(fit.coefficients),
       Rcpp::Named("intercept") = as_r(fit.intercept), Rcpp::Named("log_loss") = fit.log_loss,

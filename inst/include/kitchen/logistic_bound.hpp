@@ -223,13 +223,16 @@ inline logistic_free_vector logistic_bound_inverse(const logistic_matrix& factor
 // `tol`, when no step can lower it beyond rounding, or after max_iter
 // passes. `free` are the classes whose links move (the second only, for
 // two classes). `interrupt` is called every few passes; each pass runs on
-// `run` and `level` (logistic_pass()).
+// `run` and `level` (logistic_pass()). `start_pass`, when given, is the
+// pass already made at the start (by the curvature preconditioner): it
+// counts as the first pass and is not made again.
 inline logistic_bound_result logistic_bound_solve(
     const logistic_matrix& zt, const std::vector<int>& labels, const std::vector<double>& weights,
     const logistic_matrix& factor, const Eigen::VectorXd& zbar, double scale,
     const std::vector<int>& free, double lambda, logistic_matrix coefficients,
     Eigen::VectorXd intercept, double tol, int max_iter, const std::function<void()>& interrupt,
-    const logistic_runner& run = {}, simd_level level = simd_level::scalar) {
+    const logistic_runner& run = {}, simd_level level = simd_level::scalar,
+    const logistic_pass_result* start_pass = nullptr) {
   constexpr std::size_t memory = 10;
   constexpr double armijo = 1e-4;
   const Eigen::Index d = zt.rows();
@@ -241,13 +244,8 @@ inline logistic_bound_result logistic_bound_solve(
   const auto precondition = [&](evaluated& e) {
     e.preconditioned = logistic_bound_inverse(factor, zbar, scale, e.gradient);
   };
-  // The pass at (coefficients, intercept): objective and gradient in the
-  // moving classes.
-  logistic_bound_result out;
-  const auto evaluate = [&](const logistic_matrix& b, const Eigen::VectorXd& b0) {
-    if (out.passes % 16 == 15) interrupt();
-    const logistic_pass_result pass = logistic_pass(zt, labels, weights, b, b0, run, level);
-    ++out.passes;
+  // A pass at (b, b0): objective and gradient in the moving classes.
+  const auto evaluated_from = [&](const logistic_pass_result& pass, const logistic_matrix& b) {
     evaluated e;
     e.objective = pass.log_loss + lambda * b.squaredNorm();
     e.log_loss = pass.log_loss;
@@ -260,6 +258,13 @@ inline logistic_bound_result logistic_bound_solve(
       e.gradient.intercept[j] = -pass.g0[c];
     }
     return e;
+  };
+  logistic_bound_result out;
+  const auto evaluate = [&](const logistic_matrix& b, const Eigen::VectorXd& b0) {
+    if (out.passes % 16 == 15) interrupt();
+    const logistic_pass_result pass = logistic_pass(zt, labels, weights, b, b0, run, level);
+    ++out.passes;
+    return evaluated_from(pass, b);
   };
   const auto moved = [&](const logistic_free_vector& step, double t, logistic_matrix& b,
                          Eigen::VectorXd& b0) {
@@ -274,7 +279,13 @@ inline logistic_bound_result logistic_bound_solve(
   // applies M^-1 once), oldest first, with s'y.
   std::vector<logistic_free_vector> steps, changes, preconditioned_changes;
   std::vector<double> curvatures;
-  evaluated current = evaluate(coefficients, intercept);
+  evaluated current;
+  if (start_pass) {
+    ++out.passes;
+    current = evaluated_from(*start_pass, coefficients);
+  } else {
+    current = evaluate(coefficients, intercept);
+  }
   precondition(current);
   logistic_matrix trial_b;
   Eigen::VectorXd trial_b0;
