@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gram_update.h"
+#include "kitchen/gram_simd.hpp"
 #include "kitchen/huge_pages.hpp"
 #include "kitchen/logistic_bound.hpp"
 #include "logistic_factor.h"
@@ -153,30 +154,34 @@ bool curvature_at_start(const Rcpp::NumericMatrix& features, const Rcpp::Integer
   double scale = 0;
   for (double v : r) scale += v;
   if (!(scale > 0)) return false;
-  // The rows times sqrt(r), n x D column-major for the Gram kernels, and
-  // the weighted means (rows in order), read column by column from
-  // `features` as R holds them, into a buffer left uninitialised, on huge
-  // pages: first-touch faults on 4 KB pages cost half as much as the Gram.
+  // The rows times sqrt(r) for the Gram kernels (column-major), and the
+  // weighted means (rows in order), read column by column from `features`
+  // as R holds them, by blocks of the kernels' own rows: the same sums as
+  // one call over all rows, in a buffer of a block instead of a weighted
+  // copy of every row.
   std::vector<double> root(n);
   for (std::size_t i = 0; i < n; ++i) root[i] = std::sqrt(r[i]);
-  std::unique_ptr<double[]> weighted(new double[n * d]);
-  kitchen::advise_huge_pages(weighted.get(), n * d * sizeof(double));
-  Eigen::VectorXd zbar(d);
-  for (std::size_t j = 0; j < d; ++j) {
-    const double* column = features.begin() + j * total;
-    double* out_column = weighted.get() + j * n;
-    double sum = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double z = column[rows[i] - 1];
-      out_column[i] = root[i] * z;
-      sum += r[i] * z;
+  const std::size_t block = std::min(n, kitchen::gram_block_rows);
+  std::unique_ptr<double[]> weighted(new double[block * d]);
+  Eigen::VectorXd zbar = Eigen::VectorXd::Zero(d);
+  std::vector<double> gram(d * d, 0.0);
+  for (std::size_t i0 = 0; i0 < n; i0 += block) {
+    const std::size_t rows_here = std::min(block, n - i0);
+    for (std::size_t j = 0; j < d; ++j) {
+      const double* column = features.begin() + j * total;
+      double* out_column = weighted.get() + j * rows_here;
+      double sum = zbar[j];
+      for (std::size_t i = i0; i < i0 + rows_here; ++i) {
+        const double z = column[rows[i] - 1];
+        out_column[i - i0] = root[i] * z;
+        sum += r[i] * z;
+      }
+      zbar[j] = sum;
     }
-    zbar[j] = sum;
+    kitchen_glue::gram_update_in_place(weighted.get(), rows_here, d, gram.data(), use_blas,
+                                       n_threads, level);
   }
   zbar /= scale;
-  std::vector<double> gram(d * d, 0.0);
-  kitchen_glue::gram_update_in_place(weighted.get(), n, d, gram.data(), use_blas, n_threads,
-                                     level);
   out.factor.resize(d, d);
   if (!kitchen_glue::logistic_factor(gram.data(), true, false, zbar.data(), scale, 1.0, lambda, d,
                                      n_threads, out.factor.data())) {
