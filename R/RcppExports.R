@@ -65,10 +65,6 @@ gram_sum_cpp <- function(grams, n_threads) {
     .Call(`_kitchen_gram_sum_cpp`, grams, n_threads)
 }
 
-gram_difference_center_cpp <- function(a, b, zbar, n, n_threads) {
-    .Call(`_kitchen_gram_difference_center_cpp`, a, b, zbar, n, n_threads)
-}
-
 gram_quadratic_forms_cpp <- function(gram, w, n_threads) {
     .Call(`_kitchen_gram_quadratic_forms_cpp`, gram, w, n_threads)
 }
@@ -121,12 +117,12 @@ exp_nonpositive_cpp <- function(x, simd) {
     .Call(`_kitchen_exp_nonpositive_cpp`, x, simd)
 }
 
-logistic_bound_cpp <- function(features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas) {
-    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas)
+logistic_bound_cpp <- function(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas) {
+    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas)
 }
 
-logistic_bound_factor_cpp <- function(gram, centred, zbar, n, curvature, lambda, n_threads) {
-    .Call(`_kitchen_logistic_bound_factor_cpp`, gram, centred, zbar, n, curvature, lambda, n_threads)
+logistic_bound_factor_cpp <- function(gram, fold_gram, zbar, n, curvature, lambda, n_threads) {
+    .Call(`_kitchen_logistic_bound_factor_cpp`, gram, fold_gram, zbar, n, curvature, lambda, n_threads)
 }
 
 nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kind, n_threads, simd) {

@@ -119,18 +119,23 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
     fit <- solve$run(NULL, free, lambda, state, tol, max_iter)
     if (!is.null(fit)) return(fit)
   }
-  # The centred Z'WZ: given by CV for each fold (fold_training_statistics()).
-  # The factor is NULL for a lambda too small to make the bound positive
-  # definite to double precision (rounding in Z'WZ, with more features than
-  # rows). Made and factored in C++, by blocks between interrupt checks (as
-  # ridge_solve() does from 1025 features): R's chol() on the reference
-  # BLAS took 4 times as long at D = 1024 (0.213 s against 0.051 s) and held
-  # interrupts, and CV factors the bound once per fold and lambda.
-  factor <- logistic_bound_factor_cpp(stats$centred %||% stats$gram, !is.null(stats$centred),
-                                      zbar, n, curvature, lambda, n_threads)
+  # The bound c ((G - G_fold) - n zbar zbar') + 2 lambda I: G_fold the
+  # held-out rows' Gram matrix for a CV fold (fold_training_statistics()),
+  # so that no fold's training Gram matrix is made. Its factor is NULL for
+  # a lambda too small to make it positive definite to double precision
+  # (rounding in Z'WZ, with more features than rows). Made and factored in
+  # C++, by blocks between interrupt checks (as ridge_solve() does from 1025
+  # features): R's chol() on the reference BLAS took 4 times as long at
+  # D = 1024 (0.213 s against 0.051 s) and held interrupts, and CV factors
+  # the bound once per fold and lambda. With features in memory the factor
+  # is made inside the C++ solve and never reaches R.
+  bound <- list(gram = stats$gram, fold_gram = stats$fold_gram, zbar = zbar, n = n,
+                curvature = curvature)
+  if (!is.null(solve)) return(solve$run(bound, free, lambda, state, tol, max_iter))
+  factor <- logistic_bound_factor_cpp(stats$gram, stats$fold_gram, zbar, n, curvature, lambda,
+                                      n_threads)
   if (is.null(factor)) return(NULL)
   inverse <- list(factor = factor, zbar = zbar, scale = curvature * n)
-  if (!is.null(solve)) return(solve$run(inverse, free, lambda, state, tol, max_iter))
   logistic_lbfgs(gradient, inverse, free, lambda, state, tol, max_iter)  # R/logistic_lbfgs.R
 }
 
@@ -248,7 +253,7 @@ part_rows <- function(part, folds, n) {
 
 # logistic_bound()'s `solve` on features held in memory: run() is its loop
 # in C++ (src/logistic_bound.cpp) on the rows `rows`, preconditioned by
-# `inverse`, or, when that is NULL, by c [1 Z]'W[1 Z] with each row's weight
+# the `bound` (logistic_bound()), or, when that is NULL, by c [1 Z]'W[1 Z] with each row's weight
 # times its curvature at `state` (about (1 - sum_k p_k^2) / 2; p(1 - p) for
 # two classes) in place of the bound's constant c (NULL when that is not
 # positive definite). Near a good start most rows are fitted with
@@ -266,10 +271,10 @@ kept_features_solver <- function(features, rows, labels, weights, n_threads, sim
   use_blas <- products_on_blas()  # R/gemm.R
   list(
     curvature_pays = function(passes, k) isTRUE(passes > map_features / (4 * k)),
-    run = function(inverse, free, lambda, state, tol, max_iter) {
-      logistic_bound_cpp(features, rows, labels, weights, inverse$factor, inverse$zbar,
-                         inverse$scale %||% 1, as.integer(free), lambda, state$coefficients,
-                         state$intercept, tol, max_iter, n_threads, simd, use_blas)
+    run = function(bound, free, lambda, state, tol, max_iter) {
+      logistic_bound_cpp(features, rows, labels, weights, bound, as.integer(free), lambda,
+                         state$coefficients, state$intercept, tol, max_iter, n_threads, simd,
+                         use_blas)
     })
 }
 
@@ -348,13 +353,14 @@ logistic_path_frame <- function(lambdas, cv, accuracy) {
              gcv = rep(NA_real_, sum(reached)), cv = cv[reached], cv_accuracy = accuracy[reached])
 }
 
-# The statistics of the rows outside fold k, with their centred Z'WZ made
-# in one C++ pass (as R/krr_cv.R does; one D x D matrix at a time, not one
-# per fold): the training Gram matrix itself is not needed.
+# The statistics of the rows outside fold k: their Gram matrix is the
+# total's less the fold's (`gram` and `fold_gram`, both as they are), taken
+# entry by entry where the bound is made (logistic_bound()).
 fold_training_statistics <- function(stats, k) {
   fold <- stats$folds[[k]]
   out <- sum_statistics(stats, fold, sign = -1, gram = FALSE)
-  out$centred <- gram_difference_center_cpp(stats$gram, fold$gram, out$zsum / out$n, out$n, 1L)
+  out$gram <- stats$gram
+  out$fold_gram <- fold$gram
   out
 }
 

@@ -235,20 +235,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// gram_difference_center_cpp
-SEXP gram_difference_center_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, Rcpp::NumericVector zbar, double n, int n_threads);
-RcppExport SEXP _kitchen_gram_difference_center_cpp(SEXP aSEXP, SEXP bSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(gram_difference_center_cpp(a, b, zbar, n, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // gram_quadratic_forms_cpp
 Rcpp::NumericVector gram_quadratic_forms_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix w, int n_threads);
 RcppExport SEXP _kitchen_gram_quadratic_forms_cpp(SEXP gramSEXP, SEXP wSEXP, SEXP n_threadsSEXP) {
@@ -415,17 +401,15 @@ BEGIN_RCPP
 END_RCPP
 }
 // logistic_bound_cpp
-SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::NumericMatrix> factor, Rcpp::Nullable<Rcpp::NumericVector> zbar, double scale, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads, SEXP simd, bool use_blas);
-RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP factorSEXP, SEXP zbarSEXP, SEXP scaleSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP) {
+SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads, SEXP simd, bool use_blas);
+RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP boundSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type rows(rowsSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type labels(labelsSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type weights(weightsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type factor(factorSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type zbar(zbarSEXP);
-    Rcpp::traits::input_parameter< double >::type scale(scaleSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::List> >::type bound(boundSEXP);
     Rcpp::traits::input_parameter< Rcpp::IntegerVector >::type free(freeSEXP);
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
@@ -435,23 +419,23 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, factor, zbar, scale, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas));
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas));
     return rcpp_result_gen;
 END_RCPP
 }
 // logistic_bound_factor_cpp
-SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, bool centred, Rcpp::NumericVector zbar, double n, double curvature, double lambda, int n_threads);
-RcppExport SEXP _kitchen_logistic_bound_factor_cpp(SEXP gramSEXP, SEXP centredSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP curvatureSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP) {
+SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, double curvature, double lambda, int n_threads);
+RcppExport SEXP _kitchen_logistic_bound_factor_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP curvatureSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
-    Rcpp::traits::input_parameter< bool >::type centred(centredSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type fold_gram(fold_gramSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
     Rcpp::traits::input_parameter< double >::type n(nSEXP);
     Rcpp::traits::input_parameter< double >::type curvature(curvatureSEXP);
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_bound_factor_cpp(gram, centred, zbar, n, curvature, lambda, n_threads));
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_factor_cpp(gram, fold_gram, zbar, n, curvature, lambda, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -771,7 +755,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fit_pass_sums_cpp", (DL_FUNC) &_kitchen_fit_pass_sums_cpp, 1},
     {"_kitchen_gram_combine_cpp", (DL_FUNC) &_kitchen_gram_combine_cpp, 4},
     {"_kitchen_gram_sum_cpp", (DL_FUNC) &_kitchen_gram_sum_cpp, 2},
-    {"_kitchen_gram_difference_center_cpp", (DL_FUNC) &_kitchen_gram_difference_center_cpp, 5},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
     {"_kitchen_fold_quadratic_forms_cpp", (DL_FUNC) &_kitchen_fold_quadratic_forms_cpp, 4},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
@@ -785,7 +768,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 8},
     {"_kitchen_exp_nonpositive_cpp", (DL_FUNC) &_kitchen_exp_nonpositive_cpp, 2},
-    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 16},
+    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
     {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 7},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},

@@ -69,39 +69,6 @@ SEXP gram_sum_cpp(Rcpp::List grams, int n_threads) {
   return out;
 }
 
-// (a - b) - n * tcrossprod(zbar) for symmetric a and b (a new matrix): a
-// fold's centred training Gram matrix, from the total and the fold's own
-// (the logistic fit's curvature; the least-squares CV never makes it:
-// ridge_path_fold_coefficients_cpp()).
-// [[Rcpp::export(rng = false)]]
-SEXP gram_difference_center_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b,
-                                Rcpp::NumericVector zbar, double n, int n_threads) {
-  const std::size_t dim = a.nrow();
-  if (a.ncol() != a.nrow() || b.nrow() != a.nrow() || b.ncol() != a.ncol() ||
-      static_cast<std::size_t>(zbar.size()) != dim) {
-    Rcpp::stop("a and b must be square and of one size, with one zbar per column.");
-  }
-  Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(dim, dim));
-  const double* pa = a.begin();
-  const double* pb = b.begin();
-  const double* z = zbar.begin();
-  double* res = REAL(out);
-  kitchen_glue::parallel_for_chunks(kitchen::fold_algebra_units(dim, kitchen::fold_algebra_block),
-                                    4.0 * dim * kitchen::fold_algebra_block, n_threads,
-                                    [&](std::size_t begin, std::size_t end) {
-    for (std::size_t u = begin; u < end; ++u) {
-      const std::size_t j0 = u * kitchen::fold_algebra_block;
-      const std::size_t j1 = std::min(dim, j0 + kitchen::fold_algebra_block);
-      for (std::size_t j = j0; j < j1; ++j) {
-        for (std::size_t i = 0; i < dim; ++i) {
-          res[i + j * dim] = kitchen::centred_difference_entry(pa, pb, z, n, dim, i, j);
-        }
-      }
-    }
-  });
-  return out;
-}
-
 // colSums(w * (gram %*% w)) for a square gram and w with as many rows: the
 // quadratic forms w_c' G w_c, one per column of w.
 // [[Rcpp::export(rng = false)]]

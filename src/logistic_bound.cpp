@@ -183,7 +183,7 @@ bool curvature_at_start(const Rcpp::NumericMatrix& features, const Rcpp::Integer
   }
   zbar /= scale;
   out.factor.resize(d, d);
-  if (!kitchen_glue::logistic_factor(gram.data(), true, false, zbar.data(), scale, 1.0, lambda, d,
+  if (!kitchen_glue::logistic_factor(gram.data(), nullptr, true, zbar.data(), scale, 1.0, lambda, d,
                                      n_threads, out.factor.data())) {
     return false;
   }
@@ -194,21 +194,50 @@ bool curvature_at_start(const Rcpp::NumericMatrix& features, const Rcpp::Integer
 
 }  // namespace
 
-// logistic_lbfgs() (R/logistic_lbfgs.R) on the rows `rows` of `features`:
-// its preconditioner `factor` (upper Cholesky factor of the centred part,
-// D x D), `zbar` and `scale` (the intercepts' curvature), or, with factor
-// NULL, the curvature at the start (curvature_at_start(); NULL is returned
-// when that is not positive definite); `free` the moving classes
-// (1-based), the start (coefficients, intercept); threads, `simd` as
-// logistic_pass_cpp(), and `use_blas` for the curvature's Z'Z.
+namespace {
+
+// The bound's preconditioner (R/krr_logistic.R, logistic_bound()) from
+// `bound`: list(gram, fold_gram, zbar, n, curvature), the factor of
+// curvature * ((gram - fold_gram) - n zbar zbar') + 2 lambda I made here in
+// C++ memory, freed with the solve (in R, each of CV's solves left two
+// D x D matrices for the collector). False when not positive definite.
+bool bound_preconditioner(const Rcpp::List& bound, std::size_t d, double lambda, int n_threads,
+                          curvature_preconditioner& out) {
+  const Rcpp::NumericMatrix gram(bound["gram"]);
+  const Rcpp::NumericVector zbar(bound["zbar"]);
+  const double n = Rcpp::as<double>(bound["n"]), curvature = Rcpp::as<double>(bound["curvature"]);
+  if (static_cast<std::size_t>(gram.nrow()) != d || static_cast<std::size_t>(gram.ncol()) != d ||
+      static_cast<std::size_t>(zbar.size()) != d) {
+    Rcpp::stop("bound: gram must be D x D and zbar of length D.");
+  }
+  if (!(n > 0) || !(curvature > 0)) Rcpp::stop("bound: n and curvature must be positive.");
+  const double* minus =
+      kitchen_glue::fold_gram_or_null(Rcpp::Nullable<Rcpp::NumericMatrix>(bound["fold_gram"]), d);
+  out.factor.resize(d, d);
+  if (!kitchen_glue::logistic_factor(gram.begin(), minus, false, zbar.begin(), n, curvature,
+                                     lambda, d, n_threads, out.factor.data())) {
+    return false;
+  }
+  out.zbar = as_eigen(zbar);
+  out.scale = curvature * n;
+  return true;
+}
+
+}  // namespace
+
+// logistic_lbfgs() (R/logistic_lbfgs.R) on the rows `rows` of `features`,
+// preconditioned by the bound (`bound` as bound_preconditioner() reads it)
+// or, with bound NULL, by the curvature at the start (curvature_at_start());
+// NULL is returned when the preconditioner is not positive definite.
+// `free` the moving classes (1-based), the start (coefficients, intercept);
+// threads, `simd` as logistic_pass_cpp(), and `use_blas` for the
+// curvature's Z'Z.
 // [[Rcpp::export(rng = false)]]
 SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
                         Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
-                        Rcpp::Nullable<Rcpp::NumericMatrix> factor,
-                        Rcpp::Nullable<Rcpp::NumericVector> zbar, double scale,
-                        Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients,
-                        Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads,
-                        SEXP simd, bool use_blas) {
+                        Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda,
+                        Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept,
+                        double tol, int max_iter, int n_threads, SEXP simd, bool use_blas) {
   const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   const std::size_t d = features.ncol(), k = coefficients.ncol();
   if (static_cast<std::size_t>(coefficients.nrow()) != d ||
@@ -220,31 +249,22 @@ SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
     if (free[j] < 1 || static_cast<std::size_t>(free[j]) > k) Rcpp::stop("free must be class numbers.");
     moving[j] = free[j] - 1;
   }
-  const logistic_rows part = gather_rows(features, rows, labels, weights, k);
   curvature_preconditioner inverse;
-  if (factor.isNull()) {
-    if (!curvature_at_start(features, rows, part, as_eigen(coefficients), as_eigen(intercept),
-                            lambda, n_threads, level, use_blas, inverse)) {
-      return R_NilValue;
-    }
-  } else {
-    const Rcpp::NumericMatrix f(factor.get());
-    if (zbar.isNull()) Rcpp::stop("zbar must be given with factor.");
-    const Rcpp::NumericVector m(zbar.get());
-    if (static_cast<std::size_t>(f.nrow()) != d || static_cast<std::size_t>(f.ncol()) != d ||
-        static_cast<std::size_t>(m.size()) != d) {
-      Rcpp::stop("factor must be D x D and zbar of length D.");
-    }
-    if (!(scale > 0)) Rcpp::stop("scale must be positive.");
-    inverse.factor = as_eigen(f);
-    inverse.zbar = as_eigen(m);
-    inverse.scale = scale;
+  if (!bound.isNull() &&
+      !bound_preconditioner(Rcpp::List(bound.get()), d, lambda, n_threads, inverse)) {
+    return R_NilValue;
+  }
+  const logistic_rows part = gather_rows(features, rows, labels, weights, k);
+  if (bound.isNull() && !curvature_at_start(features, rows, part, as_eigen(coefficients),
+                                            as_eigen(intercept), lambda, n_threads, level,
+                                            use_blas, inverse)) {
+    return R_NilValue;
   }
   const kitchen::logistic_bound_result fit = kitchen::logistic_bound_solve(
       part.zt, part.labels, part.weights, inverse.factor, inverse.zbar, inverse.scale, moving,
       lambda, as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
       [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.zt, k, n_threads), level,
-      factor.isNull() ? &inverse.pass : nullptr);
+      bound.isNull() ? &inverse.pass : nullptr);
   return Rcpp::List::create(
       Rcpp::Named("coefficients") = as_r(fit.coefficients),
       Rcpp::Named("intercept") = as_r(fit.intercept), Rcpp::Named("log_loss") = fit.log_loss,

@@ -17,9 +17,9 @@
 #include "parallel_chunks.h"
 #include "result_matrix.h"
 
-bool kitchen_glue::logistic_factor(const double* g, bool upper, bool centred, const double* zbar,
-                                   double n, double curvature, double lambda, std::size_t dim,
-                                   int n_threads, double* a) {
+bool kitchen_glue::logistic_factor(const double* g, const double* minus, bool upper,
+                                   const double* zbar, double n, double curvature, double lambda,
+                                   std::size_t dim, int n_threads, double* a) {
   const std::size_t block = kitchen::gram_finish_block;
   // The lower triangle only: the factorisation reads nothing else.
   kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
@@ -27,8 +27,9 @@ bool kitchen_glue::logistic_factor(const double* g, bool upper, bool centred, co
     for (std::size_t j = begin * block; j < std::min(dim, end * block); ++j) {
       double* aj = a + j * dim;
       for (std::size_t i = j; i < dim; ++i) {
-        const double gij = upper ? g[j + i * dim] : g[i + j * dim];
-        aj[i] = curvature * (centred ? gij : gij - n * (zbar[i] * zbar[j]));
+        double gij = upper ? g[j + i * dim] : g[i + j * dim];
+        if (minus) gij -= minus[i + j * dim];
+        aj[i] = curvature * (gij - n * (zbar[i] * zbar[j]));
       }
       aj[j] += 2 * lambda;
     }
@@ -41,18 +42,32 @@ bool kitchen_glue::logistic_factor(const double* g, bool upper, bool centred, co
   return true;
 }
 
+const double* kitchen_glue::fold_gram_or_null(const Rcpp::Nullable<Rcpp::NumericMatrix>& fold_gram,
+                                             std::size_t dim) {
+  if (fold_gram.isNull()) return nullptr;
+  const Rcpp::NumericMatrix m(fold_gram.get());
+  if (static_cast<std::size_t>(m.nrow()) != dim || static_cast<std::size_t>(m.ncol()) != dim) {
+    Rcpp::stop("fold_gram must be of gram's size.");
+  }
+  return m.begin();
+}
+
 // chol()'s upper factor of the bound (zeros below the diagonal), or NULL
 // when it is not positive definite to double precision (the caller names
-// lambda): kitchen_glue::logistic_factor() on gram's lower triangle.
+// lambda): kitchen_glue::logistic_factor() on the lower triangle of gram
+// less fold_gram (NULL for none).
 // [[Rcpp::export(rng = false)]]
-SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, bool centred, Rcpp::NumericVector zbar,
-                               double n, double curvature, double lambda, int n_threads) {
+SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram,
+                               Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram,
+                               Rcpp::NumericVector zbar, double n, double curvature,
+                               double lambda, int n_threads) {
   const std::size_t dim = gram.nrow();
   if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(zbar.size()) != dim) {
     Rcpp::stop("gram must be square, with one zbar per column.");
   }
+  const double* minus = kitchen_glue::fold_gram_or_null(fold_gram, dim);
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(dim, dim));
-  if (!kitchen_glue::logistic_factor(gram.begin(), false, centred, zbar.begin(), n, curvature,
+  if (!kitchen_glue::logistic_factor(gram.begin(), minus, false, zbar.begin(), n, curvature,
                                      lambda, dim, n_threads, REAL(out))) {
     return R_NilValue;
   }

@@ -135,17 +135,6 @@ test_that("a fixed-lambda fit with more than 1024 features (blocked Cholesky) is
   expect_equal(unname(drop(fit$coefficients)), drop(w), tolerance = 1e-8)
 })
 
-test_that("gram_difference_center_cpp() is (a - b) centred, as the two steps give it", {
-  g <- gram_fixture(200)
-  h <- gram_fixture(200, seed = 2) * 0.2
-  zbar <- rnorm(200)
-  for (threads in 1:2) {
-    expect_identical(kitchen:::gram_difference_center_cpp(g, h, zbar, 37, threads),
-                     kitchen:::gram_center_cpp(g - h, zbar, 37, 1L))
-  }
-  expect_error(kitchen:::gram_difference_center_cpp(g, h[-1, -1], zbar, 37, 1L), "one size")
-})
-
 test_that("a fold's lambda path from the totals equals the path of its centred Gram matrix", {
   # ridge_path_fold_coefficients_cpp() makes (a - b) - n zbar zbar' entry by
   # entry as the reduction reads it: the same numbers as the matrix made first

@@ -328,15 +328,26 @@ test_that("the bound is factored in C++ (by blocks, interruptible) as chol() doe
   z <- matrix(rnorm(300 * 1100), 300)  # more features than rows: rank 299 before lambda
   gram <- crossprod(z)
   zbar <- colMeans(z)
-  for (centred in c(FALSE, TRUE)) {
-    given <- if (centred) gram - 300 * tcrossprod(zbar) else gram
-    bound <- 0.25 * (gram - 300 * tcrossprod(zbar))
-    diag(bound) <- diag(bound) + 2 * 0.5
-    got <- kitchen:::logistic_bound_factor_cpp(given, centred, zbar, 300, 0.25, 0.5, 2L)
-    expect_equal(got, chol(bound), tolerance = 1e-12)
-    expect_true(all(got[lower.tri(got)] == 0))
+  bound <- 0.25 * (gram - 300 * tcrossprod(zbar))
+  diag(bound) <- diag(bound) + 2 * 0.5
+  got <- kitchen:::logistic_bound_factor_cpp(gram, NULL, zbar, 300, 0.25, 0.5, 2L)
+  expect_equal(got, chol(bound), tolerance = 1e-12)
+  expect_true(all(got[lower.tri(got)] == 0))
+  # a CV fold's training part: the total's Gram matrix less the held-out
+  # rows', centred on the training rows' mean, never made
+  held <- 1:40
+  fold_gram <- crossprod(z[held, ])
+  training_mean <- colMeans(z[-held, ])
+  bound <- 0.25 * (crossprod(z[-held, ]) - 260 * tcrossprod(training_mean))
+  diag(bound) <- diag(bound) + 2 * 0.5
+  for (threads in 1:2) {
+    got <- kitchen:::logistic_bound_factor_cpp(gram, fold_gram, training_mean, 260, 0.25, 0.5,
+                                               threads)
+    expect_equal(got, chol(bound), tolerance = 1e-10)
   }
-  expect_null(kitchen:::logistic_bound_factor_cpp(gram, FALSE, zbar, 300, 0.25, 1e-300, 2L))
+  expect_error(kitchen:::logistic_bound_factor_cpp(gram, fold_gram[-1, -1], training_mean, 260,
+                                                   0.25, 0.5, 1L), "fold_gram")
+  expect_null(kitchen:::logistic_bound_factor_cpp(gram, NULL, zbar, 300, 0.25, 1e-300, 2L))
   # a fit with D = 1100 reaches the penalised minimum: its gradient vanishes
   # (on the primal path: with 160 rows the dual one factors 160 x 160 bounds)
   old <- options(kitchen.dual = FALSE)
