@@ -19,9 +19,12 @@
 #   Rscript bench/logistic-memory.R
 #   KITCHEN_BENCH_SETS, KITCHEN_BENCH_D, KITCHEN_BENCH_COVTYPE_D,
 #   KITCHEN_BENCH_COVTYPE_TRAIN as for bench/logistic.R; KITCHEN_BENCH_REPEATS
-#   the processes per fit (default 3; the median is reported).
+#   the processes per fit (default 3; the median is reported);
+#   KITCHEN_BENCH_OUTPUT=name writes bench/results/name.md instead of
+#   logistic-memory.md.
 
 source(file.path("bench", "logistic.R"))  # class_sets(), model_design(); its main part does not run
+output <- Sys.getenv("KITCHEN_BENCH_OUTPUT", "logistic-memory")
 
 status_kb <- function(field) {
   line <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
@@ -84,5 +87,5 @@ if (length(args) == 3 && args[1] == "child") {
                  "C++ buffers alike, glibc's mmap threshold fixed at 64 KB and no trim threshold. Medians of",
                  "the processes; seconds are the same processes' fit times (under those settings).", "",
                  "| data | D | least squares peak MB | logistic peak MB | logistic / LS | LS s | logistic s |",
-                 "|---|---|---|---|---|---|---|", unlist(rows)), "logistic-memory.md")
+                 "|---|---|---|---|---|---|---|", unlist(rows)), paste0(output, ".md"))
 }

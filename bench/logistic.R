@@ -18,7 +18,9 @@
 #   count (default 2048), KITCHEN_BENCH_D that of the other sets (default
 #   1000); KITCHEN_BENCH_REPEATS=3 the timed runs per fit on the small sets
 #   (CoverType: 1); KITCHEN_BENCH_SETS=iris,Sonar the data sets to run
-#   (default all five).
+#   (default all five); KITCHEN_BENCH_OUTPUT=name writes
+#   bench/results/name.md instead of logistic.md, which keeps the notes
+#   written under earlier runs' tables.
 # The shared CoverType file is the binary version (class 2 against the rest),
 # and no package here ships the 7-class one: the multinomial cases are iris
 # (3 classes) and, named in KITCHEN_BENCH_SETS, mlbench's Satellite (6
@@ -32,6 +34,7 @@ repeats <- as.integer(Sys.getenv("KITCHEN_BENCH_REPEATS", "3"))
 covtype_d <- as.integer(Sys.getenv("KITCHEN_BENCH_COVTYPE_D", "2048"))
 small_d <- as.integer(Sys.getenv("KITCHEN_BENCH_D", "1000"))
 chosen_sets <- strsplit(Sys.getenv("KITCHEN_BENCH_SETS", "iris,Sonar,Pima,Ionosphere,CoverType"), ",")[[1]]
+output <- Sys.getenv("KITCHEN_BENCH_OUTPUT", "logistic")
 
 # mlbench's Satellite (6 classes, 6435 rows): the multi-class case at scale
 # here, as the 7-class CoverType is not on this machine. Its own row order
@@ -155,5 +158,5 @@ if (sys.nframe() == 0L) {
                  "Held-out log-loss, accuracy and Brier score (mean over rows of sum_k (p_k - y_k)^2).",
                  "Fit seconds: medians of interleaved runs (CoverType: one run), 2 threads;",
                  "peak MB: R heap (gc() max used) above the start of the fit.", "",
-                 table), "logistic.md")
+                 table), paste0(output, ".md"))
 }
