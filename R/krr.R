@@ -293,9 +293,13 @@
 #'   passes once the rows are fitted with confidence.
 #'   `lambda` is then chosen by K-fold CV of the held-out log-loss (largest
 #'   candidate first, each fold warm-started), unless one number is given;
-#'   `predict(type = "prob")` gives class probabilities. On [chunked()]
-#'   data each pass reads the chunks (as futures under a plan), with CV
-#'   folds of whole chunks. For [rbin()] maps (in memory or chunked), whose
+#'   `predict(type = "prob")` gives class probabilities. The features of
+#'   all rows are kept in memory when they take at most 2^23 numbers (64
+#'   MB; for data in memory also when `n` is at most D plus `block_size`),
+#'   on [chunked()] data too (one more read after the statistics pass);
+#'   otherwise each pass computes them again, reading the chunks (as
+#'   futures under a plan). CV folds of chunked data are whole chunks.
+#'   For [rbin()] maps (in memory or chunked), whose
 #'   `Z'WZ` is never formed, the objective is minimised by Newton's method
 #'   instead: each step solves its system matrix-free by conjugate
 #'   gradients on the bin columns (the intercepts eliminated, all classes

@@ -65,6 +65,42 @@ test_that("chunked CV over chunk folds equals in-memory CV with the same folds",
   expect_identical(levels(predict(chunk_fit, chunks, type = "class")), levels(data$y))
 })
 
+test_that("chunked fits keep small features after one more read and take the streamed fit's steps", {
+  # R/krr_logistic_chunked.R, keep_chunk_features(): features of at most
+  # logistic_kept_entries() are read once more and kept, then every pass runs
+  # in C++; with the bound as every solve's preconditioner (the internal
+  # option) that is the chunk-reading R loop's algorithm, step for step.
+  old <- options(kitchen.logistic_warm_curvature = FALSE)
+  on.exit(options(old), add = TRUE)
+  data <- logistic_data(300, 3, seed = 23)
+  map <- rff(data$x, 20, sigma = 1, seed = 5)
+  w <- rep(c(1, 2, 0.5), 100)
+  chunks <- chunked(lapply(1:6, function(i) {
+    rows <- (i - 1) * 50 + 1:50
+    list(x = data$x[rows, ], y = data$y[rows], weights = w[rows])
+  }))
+  fit_chunks <- function() {
+    krr_fit(chunks, map, loss = "logistic", lambda = c(3, 0.3, 0.03), n_folds = 3,
+            n_threads = 1, verbose = FALSE)
+  }
+  kept <- fit_chunks()
+  streamed <- local({
+    old <- options(kitchen.logistic_kept_entries = 0)
+    on.exit(options(old))
+    fit_chunks()
+  })
+  expect_equal(kept$path$cv, streamed$path$cv, tolerance = 1e-8)
+  expect_identical(kept$lambda, streamed$lambda)
+  expect_equal(kept$coefficients, streamed$coefficients, tolerance = 1e-8)
+  expect_equal(kept$intercept, streamed$intercept, tolerance = 1e-8)
+  # verbose (the extra read has its own progress bar): the same fit
+  verbose_fit <- suppressMessages(krr_fit(chunks, map, loss = "logistic", lambda = 0.3,
+                                          n_threads = 1, verbose = TRUE))
+  expect_equal(verbose_fit$coefficients,
+               krr_fit(chunks, map, loss = "logistic", lambda = 0.3, n_threads = 1,
+                       verbose = FALSE)$coefficients)
+})
+
 test_that("chunked logistic fits run as futures, and refuse numeric responses", {
   skip_if_not_installed("future")
   data <- logistic_data(160, 2, seed = 5)
