@@ -129,23 +129,27 @@ Rcpp::NumericVector exp_nonpositive_cpp(Rcpp::NumericVector x, SEXP simd) {
 
 namespace {
 
-// The preconditioner of a warm start (R/krr_logistic.R,
-// kept_features_solver()): [1 Z]'R[1 Z] + 2 lambda I on the coefficients,
-// R the rows' weights times their curvature at the start
-// (kitchen::logistic_pass(), whose result is kept in `pass`: the solver's
-// first), from one pass, one weighted Z'Z on kitchen's Gram kernels and one
-// factorisation. False when not positive definite.
-struct curvature_preconditioner {
+// A solve's preconditioner as kitchen::logistic_bound_inverse() takes it
+// (the upper factor, zbar, scale): the bound's (bound_preconditioner()) or
+// the curvature at a warm start's (curvature_at_start(), which also keeps
+// its pass at the start in `pass`: the solver's first).
+struct solve_preconditioner {
   kitchen::logistic_matrix factor;
   Eigen::VectorXd zbar;
   double scale = 0;
   kitchen::logistic_pass_result pass;
 };
 
+// The preconditioner of a warm start (R/krr_logistic.R,
+// kept_features_solver()): [1 Z]'R[1 Z] + 2 lambda I on the coefficients,
+// R the rows' weights times their curvature at the start
+// (kitchen::logistic_pass()), from one pass, one weighted Z'Z on kitchen's
+// Gram kernels and one factorisation. False when not positive definite.
+
 bool curvature_at_start(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVector& rows,
                         const logistic_rows& part, const kitchen::logistic_matrix& coefficients,
                         const Eigen::VectorXd& intercept, double lambda, int n_threads,
-                        kitchen::simd_level level, bool use_blas, curvature_preconditioner& out) {
+                        kitchen::simd_level level, bool use_blas, solve_preconditioner& out) {
   const std::size_t n = part.zt.cols(), d = part.zt.rows(), total = features.nrow();
   std::vector<double> r(n);
   out.pass = kitchen::logistic_pass(part.zt, part.labels, part.weights, coefficients, intercept,
@@ -202,7 +206,7 @@ namespace {
 // C++ memory, freed with the solve (in R, each of CV's solves left two
 // D x D matrices for the collector). False when not positive definite.
 bool bound_preconditioner(const Rcpp::List& bound, std::size_t d, double lambda, int n_threads,
-                          curvature_preconditioner& out) {
+                          solve_preconditioner& out) {
   const Rcpp::NumericMatrix gram(bound["gram"]);
   const Rcpp::NumericVector zbar(bound["zbar"]);
   const double n = Rcpp::as<double>(bound["n"]), curvature = Rcpp::as<double>(bound["curvature"]);
@@ -249,7 +253,7 @@ SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
     if (free[j] < 1 || static_cast<std::size_t>(free[j]) > k) Rcpp::stop("free must be class numbers.");
     moving[j] = free[j] - 1;
   }
-  curvature_preconditioner inverse;
+  solve_preconditioner inverse;
   if (!bound.isNull() &&
       !bound_preconditioner(Rcpp::List(bound.get()), d, lambda, n_threads, inverse)) {
     return R_NilValue;
