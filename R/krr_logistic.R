@@ -253,10 +253,10 @@ part_rows <- function(part, folds, n) {
 
 # logistic_bound()'s `solve` on features held in memory: run() is its loop
 # in C++ (src/logistic_bound.cpp) on the rows `rows`, preconditioned by
-# the `bound` (logistic_bound()), or, when that is NULL, by c [1 Z]'W[1 Z] with each row's weight
-# times its curvature at `state` (about (1 - sum_k p_k^2) / 2; p(1 - p) for
-# two classes) in place of the bound's constant c (NULL when that is not
-# positive definite). Near a good start most rows are fitted with
+# the `bound` (logistic_bound()), or, when that is NULL, by c [1 Z]'W[1 Z]
+# with each row's weight times its curvature at `state` (about
+# (1 - sum_k p_k^2) / 2; p(1 - p) for two classes) in place of the bound's
+# constant c (NULL when that is not positive definite). Near a good start most rows are fitted with
 # confidence and the bound is far too steep: on Satellite (6 classes,
 # D = 300), from the solution at the next larger lambda, L-BFGS needed a
 # third of the passes with it, for one pass and one weighted Z'Z. That Z'Z
