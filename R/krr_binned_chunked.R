@@ -6,7 +6,7 @@
 # of each row's bin per grid, 4 bytes a row and grid (CoverType at
 # P = 50: 200 bytes a row, against 432 for its 54 doubles), with its
 # response and weights; the main process holds those and solves exactly as
-# in memory. Chunk i goes to fold (i - 1) %% n_folds + 1, as for dense
+# in memory. Chunk i goes to fold chunk_fold(i, n_folds), as for dense
 # maps. Bandwidth candidates would need the data again for each
 # candidate's bin table: the map's bandwidth is kept.
 binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter, n_threads,
@@ -51,7 +51,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   response <- y$response
   weights <- unlist(lapply(seq_along(parts), function(i) parts[[i]]$weights %||% rep(1, rows[i])))
   has_weights <- any(vapply(parts, function(p) !is.null(p$weights), TRUE))
-  folds <- if (by_cv) rep((seq_along(parts) - 1) %% n_folds + 1, rows)
+  folds <- if (by_cv) rep(chunk_fold(seq_along(parts), n_folds), rows)
   read <- proc.time()[["elapsed"]] - started
   rm(parts)
 

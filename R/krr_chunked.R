@@ -87,11 +87,15 @@ chunked_map <- function(features, call = rlang::caller_env()) {
   validate_map(features, arg = "features", deep = TRUE, call = call)
 }
 
+# The CV fold of chunk i (whole chunks are folds, in turn), for every
+# chunked fit: least squares, rbin and logistic.
+chunk_fold <- function(i, n_folds) (i - 1) %% n_folds + 1
+
 # One pass over the chunks: the sufficient statistics of krr_statistics(),
 # with `chunks` describing the response and columns seen. Each chunk gives
 # its own partial sums (fit_chunk(), in this process or in a future), added
 # here in chunk order, so that the result does not depend on the engine.
-# With `n_folds`, chunk i goes to fold (i - 1) %% n_folds + 1. Each pass
+# With `n_folds`, chunk i goes to fold chunk_fold(i, n_folds). Each pass
 # (one per bandwidth candidate) must read the same chunks: the first records
 # each chunk's fingerprint in the environment `first_pass`, later ones
 # compare.
@@ -109,7 +113,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
       check_same_chunk(first_pass, i, part$fingerprint)
       merged <- merge_response(response, part$response)
       response <<- merged$state
-      fold <- if (!is.null(n_folds)) (i - 1) %% n_folds + 1
+      fold <- if (!is.null(n_folds)) chunk_fold(i, n_folds)
       acc <<- add_partial(acc, map, part$stats, part$y_scale, merged$columns,
                           response_width(merged$state), n_folds, fold)
     })

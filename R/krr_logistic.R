@@ -210,13 +210,14 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
     storage.mode(features) <- "double"
   }
   labels <- max.col(onehot, "first")
-  simd <- resolve_simd()  # the passes' kernels (R/simd.R)
-  row_numbers <- function(part) part_rows(part, folds, nrow(x))
+  kept <- if (!is.null(features)) {
+    kept_features_passes(features, labels, weights, folds, n_threads, resolve_simd())
+  }
   parts <- list()
   rows_of <- function(part) {
     key <- paste(part$fold, part$side)
     if (is.null(parts[[key]])) {
-      rows <- row_numbers(part)
+      rows <- part_rows(part, folds, nrow(x))
       parts[[key]] <<- list(x = x[rows, , drop = FALSE], onehot = onehot[rows, , drop = FALSE],
                             weights = weights[rows])
     }
@@ -228,19 +229,29 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
       krr_statistics(map, x, coded, block_size, n_threads, FALSE, if (by_fold) folds, weights)
     },
     gradient = function(state, part = NULL) {
-      if (!is.null(features)) {
-        return(logistic_pass_cpp(features, row_numbers(part), labels, weights,
-                                 state$coefficients, state$intercept, n_threads, simd))
-      }
+      if (!is.null(kept)) return(kept$gradient(state, part))
       if (is.null(part)) {
         return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads))
       }
       rows <- rows_of(part)
       logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads)
     },
+    solver = function(part) if (!is.null(kept)) kept$solver(part))
+}
+
+# A logistic source's passes and solver on features held in memory (n x D,
+# from data in memory or kept from chunks), with the rows' class numbers,
+# weights and folds: each pass and solve runs in C++ on the rows of `part`,
+# with the kernels of SIMD level `simd` (R/simd.R).
+kept_features_passes <- function(features, labels, weights, folds, n_threads, simd) {
+  rows_of <- function(part) part_rows(part, folds, nrow(features))
+  list(
+    gradient = function(state, part) {
+      logistic_pass_cpp(features, rows_of(part), labels, weights, state$coefficients,
+                        state$intercept, n_threads, simd)
+    },
     solver = function(part) {
-      if (!is.null(features)) kept_features_solver(features, row_numbers(part), labels, weights,
-                                                   n_threads, simd)
+      kept_features_solver(features, rows_of(part), labels, weights, n_threads, simd)
     })
 }
 

@@ -5,7 +5,7 @@
 # gradient pass sends every chunk the current coefficients (D x K numbers)
 # and gets back its partial log-loss and gradient, added in chunk order, so
 # the fit does not depend on the engine. With CV, chunk i belongs to fold
-# (i - 1) %% n_folds + 1, as for least squares.
+# chunk_fold(i, n_folds), as for least squares.
 #
 # When the features of all rows take at most logistic_kept_entries() (as in
 # memory: R/krr_logistic.R), one more read after the statistics pass keeps
@@ -32,9 +32,7 @@ chunked_logistic_fit <- function(data, map, sigmas, lambda, n_folds, tol, max_it
 chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verbose, call,
                                     first_pass, seen) {
   n_threads <- engine$n_threads %||% resolve_threads(NULL)
-  kept <- NULL  # the kept features, when they fit (keep_chunk_features())
-  simd <- resolve_simd()
-  kept_rows <- function(part) part_rows(part, kept$folds, nrow(kept$features))
+  kept <- NULL  # passes on the kept features, when they fit (keep_chunk_features())
   list(
     n_threads = n_threads,
     statistics = function(by_fold) {
@@ -48,16 +46,15 @@ chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verb
       seen$rows <- stats$rows
       seen$n <- stats$n
       if (as.double(stats$rows) * map$n_features <= logistic_kept_entries()) {
-        kept <<- keep_chunk_features(data, map, seen, if (by_fold) n_folds, engine, verbose,
-                                     call, first_pass)
+        rows <- keep_chunk_features(data, map, seen, if (by_fold) n_folds, engine, verbose,
+                                    call, first_pass)
+        kept <<- kept_features_passes(rows$features, rows$labels, rows$weights, rows$folds,
+                                      n_threads, resolve_simd())
       }
       stats
     },
     gradient = function(state, part = NULL) {
-      if (!is.null(kept)) {
-        return(logistic_pass_cpp(kept$features, kept_rows(part), kept$labels, kept$weights,
-                                 state$coefficients, state$intercept, n_threads, simd))
-      }
+      if (!is.null(kept)) return(kept$gradient(state, part))
       args <- list(map = map, col_names = seen$chunks$col_names,
                    levels = seen$chunks$response$levels, state = state, part = part,
                    n_folds = n_folds, block_size = block_size, what = "holds bad data")
@@ -75,13 +72,12 @@ chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verb
       out
     },
     solver = function(part) {  # without kept features, every pass reads the chunks
-      if (!is.null(kept)) kept_features_solver(kept$features, kept_rows(part), kept$labels,
-                                               kept$weights, n_threads, simd)
+      if (!is.null(kept)) kept$solver(part)
     })
 }
 
 # All rows' features (n x D, in chunk order), class numbers, weights and
-# folds (chunk i's rows in fold (i - 1) %% n_folds + 1; NULL without CV),
+# folds (chunk i's rows in fold chunk_fold(i, n_folds); NULL without CV),
 # read once more after the statistics pass, each chunk checked against it.
 keep_chunk_features <- function(data, map, seen, n_folds, engine, verbose, call, first_pass) {
   n <- seen$rows
@@ -101,7 +97,7 @@ keep_chunk_features <- function(data, map, seen, n_folds, engine, verbose, call,
     features[rows, ] <<- value$features
     labels[rows] <<- value$labels
     weights[rows] <<- value$weights
-    if (!is.null(folds)) folds[rows] <<- (i - 1) %% n_folds + 1
+    if (!is.null(folds)) folds[rows] <<- chunk_fold(i, n_folds)
     filled <<- filled + length(rows)
   })
   check_chunk_count(first_pass, n_read, call)
@@ -114,7 +110,7 @@ keep_chunk_features <- function(data, map, seen, n_folds, engine, verbose, call,
 logistic_chunk_gradient <- function(chunk, i, map, col_names, levels, state, part, n_folds,
                                     block_size, n_threads) {
   if (!is.null(part)) {
-    in_fold <- (i - 1) %% n_folds + 1 == part$fold
+    in_fold <- chunk_fold(i, n_folds) == part$fold
     if (in_fold != (part$side == "test")) return(NULL)
   }
   rows <- logistic_chunk_rows(chunk, map, col_names, levels)
