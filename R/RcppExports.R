@@ -21,6 +21,14 @@ binned_cg_cpp <- function(cols, rows, zbar, diagonal, b, start, lambda, value, t
     .Call(`_kitchen_binned_cg_cpp`, cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads)
 }
 
+logistic_bound_factor_cpp <- function(gram, fold_gram, zbar, n, curvature, lambda, n_threads) {
+    .Call(`_kitchen_logistic_bound_factor_cpp`, gram, fold_gram, zbar, n, curvature, lambda, n_threads)
+}
+
+ridge_fold_solve_cpp <- function(gram, fold_gram, zbar, n, rhs, lambda, n_threads) {
+    .Call(`_kitchen_ridge_fold_solve_cpp`, gram, fold_gram, zbar, n, rhs, lambda, n_threads)
+}
+
 clip_columns_cpp <- function(x, low, high) {
     .Call(`_kitchen_clip_columns_cpp`, x, low, high)
 }
@@ -119,10 +127,6 @@ exp_nonpositive_cpp <- function(x, simd) {
 
 logistic_bound_cpp <- function(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas) {
     .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas)
-}
-
-logistic_bound_factor_cpp <- function(gram, fold_gram, zbar, n, curvature, lambda, n_threads) {
-    .Call(`_kitchen_logistic_bound_factor_cpp`, gram, fold_gram, zbar, n, curvature, lambda, n_threads)
 }
 
 nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kind, n_threads, simd) {

@@ -20,8 +20,9 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
     folds <- (seq_len(nrow(x)) - 1L) %% min(5L, nrow(x)) + 1L
     stats <- krr_statistics(map, x, coded, block_size, n_threads, FALSE, folds, weights)
   }
+  constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
   fold_fits <- lapply(stats$folds, function(held_out) {
-    krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, n_threads)
+    fold_ridge_fit(stats, held_out, lambda, n_threads, constant)
   })
   scores <- matrix(0, nrow(x), ncol(coded))
   for (start in seq(1, nrow(x), by = block_size)) {
@@ -35,6 +36,25 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
   }
   fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
                   weights %||% rep(1, nrow(x)), n_threads)
+}
+
+# The ridge fit at `lambda` of the rows outside the CV fold `held_out`: its
+# coefficients from the total's and the fold's Gram matrices in one C++ call
+# (src/centred_factor.cpp; no D x D matrix left to R's collector, the
+# factorisation over threads), its intercept from its means. krr_solve() on
+# the fold's training statistics, as before, when the features are constant
+# (an intercept-only fit) or the matrix is not positive definite (it names
+# lambda).
+fold_ridge_fit <- function(stats, held_out, lambda, n_threads, constant) {
+  train <- sum_statistics(stats, held_out, sign = -1, gram = FALSE)
+  zbar <- train$zsum / train$n
+  ybar <- train$ysum / train$n
+  w <- if (!constant) {
+    ridge_fold_solve_cpp(stats$gram, held_out$gram, zbar, train$n,
+                         train$zy - train$n * tcrossprod(zbar, ybar), lambda, n_threads)
+  }
+  if (is.null(w)) return(krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, n_threads))
+  list(coefficients = w, intercept = drop(ybar - crossprod(w, zbar)))
 }
 
 # The calibration model's inputs: for two classes the scores are opposite

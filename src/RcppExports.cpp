@@ -93,6 +93,38 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// logistic_bound_factor_cpp
+SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, double curvature, double lambda, int n_threads);
+RcppExport SEXP _kitchen_logistic_bound_factor_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP curvatureSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type fold_gram(fold_gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< double >::type curvature(curvatureSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_factor_cpp(gram, fold_gram, zbar, n, curvature, lambda, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// ridge_fold_solve_cpp
+SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs, double lambda, int n_threads);
+RcppExport SEXP _kitchen_ridge_fold_solve_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP rhsSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type fold_gram(fold_gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
+    Rcpp::traits::input_parameter< double >::type n(nSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type rhs(rhsSEXP);
+    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_fold_solve_cpp(gram, fold_gram, zbar, n, rhs, lambda, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // clip_columns_cpp
 SEXP clip_columns_cpp(SEXP x, SEXP low, SEXP high);
 RcppExport SEXP _kitchen_clip_columns_cpp(SEXP xSEXP, SEXP lowSEXP, SEXP highSEXP) {
@@ -423,22 +455,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// logistic_bound_factor_cpp
-SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, double curvature, double lambda, int n_threads);
-RcppExport SEXP _kitchen_logistic_bound_factor_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP curvatureSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
-    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericMatrix> >::type fold_gram(fold_gramSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< double >::type curvature(curvatureSEXP);
-    Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_bound_factor_cpp(gram, fold_gram, zbar, n, curvature, lambda, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // nystrom_features_cpp
 SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_nystrom_features_cpp(SEXP xSEXP, SEXP centerSEXP, SEXP divisorSEXP, SEXP centersSEXP, SEXP normalizationSEXP, SEXP kindSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -744,6 +760,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
     {"_kitchen_binned_scores_cpp", (DL_FUNC) &_kitchen_binned_scores_cpp, 4},
     {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 11},
+    {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 7},
+    {"_kitchen_ridge_fold_solve_cpp", (DL_FUNC) &_kitchen_ridge_fold_solve_cpp, 7},
     {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
     {"_kitchen_env_value_cpp", (DL_FUNC) &_kitchen_env_value_cpp, 2},
     {"_kitchen_falkon_solve_cpp", (DL_FUNC) &_kitchen_falkon_solve_cpp, 12},
@@ -769,7 +787,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 8},
     {"_kitchen_exp_nonpositive_cpp", (DL_FUNC) &_kitchen_exp_nonpositive_cpp, 2},
     {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
-    {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 7},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},

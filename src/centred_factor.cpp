@@ -1,25 +1,25 @@
-// The logistic fit's bound factored for large D (R/krr_logistic.R,
-// logistic_bound()): c (G - n zbar zbar') + 2 lambda I, or c C + 2 lambda I
-// for a C already centred, made in a fresh matrix by blocks of columns and
-// factored by the blocked Cholesky over threads, with interrupt checks
-// between blocks. In R, the centring, scaling and chol() of the D x D matrix
-// could not be stopped: chol() alone held an interrupt for 33 s at D = 4096
-// on the reference BLAS, and takes minutes at D = 12,000.
+// Cholesky factors of centred Gram matrices (centred_factor.h): made in a
+// fresh matrix by blocks of columns and factored by the blocked Cholesky
+// over threads, with interrupt checks between blocks. In R, the centring,
+// scaling and chol() of the D x D matrix could not be stopped: chol() alone
+// held an interrupt for 33 s at D = 4096 on the reference BLAS, and takes
+// minutes at D = 12,000.
 #include <Rcpp.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 
 #include "cholesky_threads.h"
-#include "logistic_factor.h"
+#include "centred_factor.h"
 #include "kitchen/blocked_cholesky.hpp"
 #include "kitchen/gram_finish.hpp"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
 
-bool kitchen_glue::logistic_factor(const double* g, const double* minus, bool upper,
-                                   const double* zbar, double n, double curvature, double lambda,
-                                   std::size_t dim, int n_threads, double* a) {
+bool kitchen_glue::centred_cholesky(const double* g, const double* minus, bool upper,
+                                    const double* zbar, double n, double scale, double shift,
+                                    std::size_t dim, int n_threads, double* a) {
   const std::size_t block = kitchen::gram_finish_block;
   // The lower triangle only: the factorisation reads nothing else.
   kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
@@ -29,12 +29,21 @@ bool kitchen_glue::logistic_factor(const double* g, const double* minus, bool up
       for (std::size_t i = j; i < dim; ++i) {
         double gij = upper ? g[j + i * dim] : g[i + j * dim];
         if (minus) gij -= minus[i + j * dim];
-        aj[i] = curvature * (gij - n * (zbar[i] * zbar[j]));
+        aj[i] = scale * (gij - n * (zbar[i] * zbar[j]));
       }
-      aj[j] += 2 * lambda;
+      aj[j] += shift;
     }
   });
-  if (!kitchen_glue::cholesky_in_place(a, dim, n_threads)) return false;
+  return kitchen_glue::cholesky_in_place(a, dim, n_threads);
+}
+
+bool kitchen_glue::logistic_factor(const double* g, const double* minus, bool upper,
+                                   const double* zbar, double n, double curvature, double lambda,
+                                   std::size_t dim, int n_threads, double* a) {
+  if (!centred_cholesky(g, minus, upper, zbar, n, curvature, 2 * lambda, dim, n_threads, a)) {
+    return false;
+  }
+  const std::size_t block = kitchen::gram_finish_block;
   kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
                                     [&](std::size_t begin, std::size_t end) {
     kitchen::cholesky_upper_columns(a, dim, begin * block, std::min(dim, end * block));
@@ -72,4 +81,33 @@ SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram,
     return R_NilValue;
   }
   return out;
+}
+
+// The ridge coefficients of a least-squares CV fold at one lambda,
+// ((gram - fold_gram) - n zbar zbar' + lambda I)^-1 rhs, rhs being the fold's
+// centred training Z'y (D x k); NULL when the matrix is not positive
+// definite to double precision (the caller falls back to the full solve,
+// which names lambda). The factor lives in a buffer freed on return: R's
+// ridge solve of a fold made five D x D matrices for its collector (the
+// training statistics, their centring, the shifted copy, chol() and its
+// transpose) and ran chol() on R's BLAS.
+// [[Rcpp::export(rng = false)]]
+SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram,
+                          Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs,
+                          double lambda, int n_threads) {
+  const std::size_t dim = gram.nrow();
+  if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(zbar.size()) != dim ||
+      static_cast<std::size_t>(rhs.nrow()) != dim) {
+    Rcpp::stop("gram must be square, with one zbar and rhs row per column.");
+  }
+  const double* minus = kitchen_glue::fold_gram_or_null(fold_gram, dim);
+  // the lower triangle only is written and read
+  std::unique_ptr<double[]> factor(new double[dim * dim]);
+  if (!kitchen_glue::centred_cholesky(gram.begin(), minus, false, zbar.begin(), n, 1.0, lambda,
+                                      dim, n_threads, factor.get())) {
+    return R_NilValue;
+  }
+  Rcpp::NumericMatrix x = Rcpp::clone(rhs);
+  kitchen::cholesky_solve(factor.get(), dim, x.begin(), rhs.ncol());
+  return x;
 }

@@ -1,6 +1,9 @@
-// The factor of a logistic preconditioner (R/krr_logistic.R, logistic_bound()),
-// shared by logistic_bound_factor_cpp() and the warm start's curvature in
-// logistic_bound.cpp.
+// Cholesky factors of a centred Gram matrix, made entry by entry from the
+// total's Gram matrix less a CV fold's (so that a fold's training part is
+// never in memory beside the factor): the logistic fit's preconditioner
+// (R/krr_logistic.R, logistic_bound(); the warm start's curvature in
+// logistic_bound.cpp) and a least-squares fold's ridge solve
+// (R/calibration.R).
 #pragma once
 
 #include <Rcpp.h>
@@ -9,20 +12,26 @@
 
 namespace kitchen_glue {
 
-// out (dim x dim, column-major): the upper Cholesky factor (zeros below the
-// diagonal) of curvature * ((g - minus) - n zbar zbar') + 2 lambda I, with
-// `minus` (a fold's own Gram matrix, so that a CV fold's training part is
-// never made) or without it (null); g's lower triangle is read, or its
+// out (dim x dim, column-major): the lower Cholesky factor of
+// scale * ((g - minus) - n zbar zbar') + shift I, with `minus` (a fold's own
+// Gram matrix) or without it (null); g's lower triangle is read, or its
 // upper one when `upper` (then without `minus`). Each entry as R computes
-// it: c * ((g - minus) - n * (zbar_i * zbar_j)). False when not positive
-// definite to double precision. By blocks of columns over threads, with
-// interrupt checks between blocks.
+// it: scale * ((g - minus) - n * (zbar_i * zbar_j)). Only the lower triangle
+// of out is written. False when not positive definite to double precision.
+// By blocks of columns over threads, with interrupt checks between blocks.
+bool centred_cholesky(const double* g, const double* minus, bool upper, const double* zbar,
+                      double n, double scale, double shift, std::size_t dim, int n_threads,
+                      double* out);
+
+// chol()'s upper factor (zeros below the diagonal) of the logistic bound
+// curvature * ((g - minus) - n zbar zbar') + 2 lambda I: centred_cholesky()
+// transposed in place.
 bool logistic_factor(const double* g, const double* minus, bool upper, const double* zbar,
                      double n, double curvature, double lambda, std::size_t dim, int n_threads,
                      double* out);
 
 // The Gram matrix (or NULL) of a CV fold's held-out rows, checked against
-// the total's size `dim`, as logistic_factor()'s `minus`.
+// the total's size `dim`, as the factors' `minus`.
 const double* fold_gram_or_null(const Rcpp::Nullable<Rcpp::NumericMatrix>& fold_gram,
                                 std::size_t dim);
 

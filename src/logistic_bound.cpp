@@ -14,7 +14,7 @@
 #include "kitchen/gram_simd.hpp"
 #include "kitchen/huge_pages.hpp"
 #include "kitchen/logistic_bound.hpp"
-#include "logistic_factor.h"
+#include "centred_factor.h"
 #include "parallel_chunks.h"
 #include "simd_name.h"
 

@@ -108,6 +108,35 @@ test_that("the blocked Cholesky solve equals the dense solution across block edg
   }
 })
 
+test_that("a CV fold's ridge solve equals the dense solution on its training rows", {
+  # src/centred_factor.cpp: the calibration's fold fits (R/calibration.R),
+  # the centred training Gram matrix made from the total's less the fold's
+  set.seed(5)
+  for (d in c(40, 300, 600)) {  # one block, and across the Cholesky's 256-column blocks
+    z <- matrix(rnorm(500 * d), 500)
+    y <- matrix(rnorm(500 * 2), 500)
+    held <- seq(3, 500, by = 5)
+    gram <- crossprod(z)
+    fold_gram <- crossprod(z[held, ])
+    zbar <- colMeans(z[-held, ])
+    ybar <- colMeans(y[-held, ])
+    rhs <- crossprod(z[-held, ], y[-held, ]) - 400 * tcrossprod(zbar, ybar)
+    centred <- crossprod(sweep(z[-held, ], 2, zbar))
+    reference <- solve(centred + diag(0.3, d), rhs)
+    for (threads in 1:2) {
+      expect_equal(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, threads),
+                   reference, tolerance = 1e-10, label = sprintf("d = %d, %d threads", d, threads))
+    }
+  }
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram[-1, -1], zbar, 400, rhs, 0.3, 1L),
+               "fold_gram")
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar[-1], 400, rhs, 0.3, 1L),
+               "zbar")
+  # not positive definite (rank 449 of 600, shifted down): NULL, for the caller to name lambda
+  expect_null(kitchen:::ridge_fold_solve_cpp(gram, crossprod(z[-(1:450), ]),
+                                             colMeans(z[1:450, ]), 450, rhs, -1, 2L))
+})
+
 test_that("ridge_solve() names lambda when Z'Z + lambda I is not positive definite, both ways", {
   set.seed(2)
   z <- matrix(rnorm(20 * 60), 20)  # 60 features, 20 rows: Z'Z has rank 20
