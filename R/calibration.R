@@ -24,14 +24,17 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
   fold_fits <- lapply(stats$folds, function(held_out) {
     fold_ridge_fit(stats, held_out, lambda, n_threads, constant)
   })
+  # Fold by fold, so that each block of features is scored by one fit
+  # (splitting every block's features by fold copied them: the whole fit
+  # took 5-8% longer at n = 1e5, d = 64, D = 512, two classes).
   scores <- matrix(0, nrow(x), ncol(coded))
-  for (start in seq(1, nrow(x), by = block_size)) {
-    rows <- start:min(nrow(x), start + block_size - 1)
-    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
-    for (k in unique(folds[rows])) {
-      mine <- rows[folds[rows] == k]
-      scores[mine, ] <- z[folds[rows] == k, , drop = FALSE] %*% fold_fits[[k]]$coefficients +
-        rep(fold_fits[[k]]$intercept, each = length(mine))
+  for (k in seq_along(fold_fits)) {
+    mine <- which(folds == k)
+    for (start in seq(1, by = block_size, length.out = ceiling(length(mine) / block_size))) {
+      rows <- mine[start:min(length(mine), start + block_size - 1)]
+      z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+      scores[rows, ] <- z %*% fold_fits[[k]]$coefficients +
+        rep(fold_fits[[k]]$intercept, each = length(rows))
     }
   }
   fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
