@@ -49,15 +49,13 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
 # (an intercept-only fit) or the matrix is not positive definite (it names
 # lambda).
 fold_ridge_fit <- function(stats, held_out, lambda, n_threads, constant) {
-  train <- sum_statistics(stats, held_out, sign = -1, gram = FALSE)
-  zbar <- train$zsum / train$n
-  ybar <- train$ysum / train$n
+  train <- fold_training_moments(stats, held_out)  # R/krr_cv.R
   w <- if (!constant) {
-    ridge_fold_solve_cpp(stats$gram, held_out$gram, zbar, train$n,
-                         train$zy - train$n * tcrossprod(zbar, ybar), lambda, n_threads)
+    ridge_fold_solve_cpp(stats$gram, held_out$gram, train$zbar, train$n, train$zy, lambda,
+                         n_threads)
   }
   if (is.null(w)) return(krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, n_threads))
-  list(coefficients = w, intercept = drop(ybar - crossprod(w, zbar)))
+  list(coefficients = w, intercept = drop(train$ybar - crossprod(w, train$zbar)))
 }
 
 # The calibration model's inputs: for two classes the scores are opposite

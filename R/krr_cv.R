@@ -40,16 +40,14 @@ fold_sse <- function(stats, lambdas, n_threads, which, sse = numeric(length(lamb
   use_lapack <- tridiagonal_on_lapack()
   simd <- resolve_simd()
   for (fold in stats$folds[which]) {
-    train <- sum_statistics(stats, fold, sign = -1, gram = FALSE)
-    n <- train$n
-    zbar <- train$zsum / n
-    ybar <- train$ysum / n
+    train <- fold_training_moments(stats, fold)
+    zbar <- train$zbar
+    ybar <- train$ybar
     k <- length(ybar)
     # the centred training Gram matrix made as the reduction reads it, never
     # in memory beside its working copy (1.15 GB each at D = 12,000)
-    w <- ridge_path_fold_coefficients_cpp(stats$gram, fold$gram, zbar, n,
-                                          train$zy - n * tcrossprod(zbar, ybar), lambdas,
-                                          use_lapack, n_threads, simd)
+    w <- ridge_path_fold_coefficients_cpp(stats$gram, fold$gram, zbar, train$n, train$zy,
+                                          lambdas, use_lapack, n_threads, simd)
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +
@@ -58,4 +56,16 @@ fold_sse <- function(stats, lambdas, n_threads, which, sse = numeric(length(lamb
     sse <- sse + colSums(matrix(err, k))
   }
   sse
+}
+
+# The training part of a CV fold (all rows less the fold's), without its
+# Gram matrix: its count, feature and response means and centred Z'y, for
+# the fold solves that make the centred Gram matrix from the total's less
+# the fold's (fold_sse(), fold_ridge_fit() in R/calibration.R).
+fold_training_moments <- function(stats, fold) {
+  train <- sum_statistics(stats, fold, sign = -1, gram = FALSE)
+  n <- train$n
+  zbar <- train$zsum / n
+  ybar <- train$ysum / n
+  list(n = n, zbar = zbar, ybar = ybar, zy = train$zy - n * tcrossprod(zbar, ybar))
 }
