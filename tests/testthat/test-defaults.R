@@ -200,12 +200,17 @@ test_that("the bandwidth search's scores are ARD's held-out objective at equal b
   problem <- list(data = kitchen:::ard_subsample(map, x, y, weights, 200),
                   w0 = kitchen:::spectral_sample(map$kernel, 3, 16), n_threads = 1)
   log_lambdas <- c(-9, -3, 0)
-  for (log_sigma in log(map$kernel$sigma) + c(-1, 0, 2)) {
-    expected <- vapply(log_lambdas, function(l) {
-      kitchen:::ard_objective(c(rep(log_sigma, 3), l), problem, gradient = FALSE)$value
-    }, 0)
-    expect_equal(kitchen:::isotropic_scores(problem, log_sigma, log_lambdas), expected,
-                 tolerance = 1e-8)
+  # 200 rows: halves of 100 rows, more than the 32 features (the features'
+  # Gram matrix); 30 rows: halves of 15, at most half as many (the rows').
+  for (n_rows in c(200, 30)) {
+    problem$data <- kitchen:::ard_subsample(map, x, y, weights, n_rows)
+    for (log_sigma in log(map$kernel$sigma) + c(-1, 0, 2)) {
+      expected <- vapply(log_lambdas, function(l) {
+        kitchen:::ard_objective(c(rep(log_sigma, 3), l), problem, gradient = FALSE)$value
+      }, 0)
+      expect_equal(kitchen:::isotropic_scores(problem, log_sigma, log_lambdas), expected,
+                   tolerance = 1e-8)
+    }
   }
 })
 
