@@ -2,7 +2,7 @@
 // small calls): the product by P transposed and the cosines and sines, on
 // the level the CPU supports. Not part of the R package. See README.md.
 //
-//   few_rows_bench [d m]   rows 1, 2, 6, 8, 9, 10, 14, 16, 64 (default d = 64, m = 1024)
+//   few_rows_bench [d m]   rows 1-10, 12, 14, 16, 17, 64 (default d = 64, m = 1024)
 //
 // Prints, per row count, the median thread CPU time (us) of the product, of
 // product + nonlinearity, and whether both match the reference bitwise:
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
   std::printf("d = %zu, m = %zu, level %s\n", d, m,
               level == kitchen::simd_level::avx512 ? "avx512" : "avx2");
   std::printf("rows  product_us  features_us  product_bits  features_bits\n");
-  for (std::size_t n : {1, 2, 6, 8, 9, 10, 14, 16, 64}) {
+  for (std::size_t n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 17, 64}) {
     std::vector<double> x(n * d), out(n * 2 * m), ref(n * 2 * m);
     for (double& v : x) v = normal(rng);
     const int reps = static_cast<int>(std::max<std::size_t>(10, 2000 / n));

@@ -210,8 +210,8 @@ KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::
 // Columns [j_begin, j_end) of rows [0, n): `LANES` doubles a vector. R rows
 // at a time share each load of P's row, and their V vectors of columns each
 // (R x V independent chains) keep the FMA units busy.
-#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, RB, VB, V4, V2, V1, ZERO, SET1, \
-                                       LOAD, FMA, ADD, STORE)                                   \
+#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, ZERO, SET1, LOAD, FMA, ADD, \
+                                       STORE)                                                   \
   template <std::size_t R, std::size_t V>                                                       \
   TARGET inline void NAME##_rows(const double* x, std::size_t ld_x, std::size_t d,              \
                                  const double* pt, std::size_t m, std::size_t j_begin,          \
@@ -257,40 +257,77 @@ KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::
         out[r + j0 * ld_out] = gemm_transposed_one(x + r, ld_x, d, pt, m, j0);                  \
       }                                                                                         \
     }                                                                                           \
-  }                                                                                             \
-  TARGET inline void NAME(const double* x, std::size_t n, std::size_t ld_x, std::size_t d,      \
-                          const double* pt, std::size_t m, std::size_t j_begin,                 \
-                          std::size_t j_end, double* out, std::size_t ld_out) {                 \
-    std::size_t i = 0;                                                                          \
-    /* RB rows unless 2 or 3 would remain: their passes read all of P for  */                   \
-    /* few FMAs (8 rows: 4 + 4 beat 6 + 2).                                 */                   \
-    for (; i + RB <= n && (n - i - RB < 2 || n - i - RB > 3); i += RB) {                        \
-      NAME##_rows<RB, VB>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);              \
-    }                                                                                           \
-    for (; i + 4 <= n; i += 4) {                                                                \
-      NAME##_rows<4, V4>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
-    }                                                                                           \
-    for (; i + 2 <= n; i += 2) {                                                                \
-      NAME##_rows<2, V2>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
-    }                                                                                           \
-    for (; i < n; ++i) {                                                                        \
-      NAME##_rows<1, V1>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);      \
-    }                                                                                           \
   }
 
-// Vectors of columns for RB (first), 4, 2 and 1 rows: accumulators and
-// loads fit in the 32 AVX-512 or 16 AVX2 registers. On AVX-512, 6 rows at a
-// time (24 accumulators): each pass re-reads all of P, and passes of 1 or 2
-// rows are bound by those reads, not by the FMAs (10 rows as 6 + 4 instead
-// of 4 + 4 + 2; thread CPU time of the product 36.9 -> 31.6 us at d = 64,
-// m = 1024, bench/cpp/few_rows_bench.cpp).
-KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx512, KITCHEN_TARGET_GRAM_AVX512, __m512d, 8, 6,
-                               4, 4, 8, 8, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx512, KITCHEN_TARGET_GRAM_AVX512, __m512d, 8,
+                               _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd,
                                _mm512_fmadd_pd, _mm512_add_pd, _mm512_storeu_pd)
-KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx2, KITCHEN_TARGET_GRAM_AVX2, __m256d, 4, 4, 2,
-                               2, 4, 4, _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
+KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx2, KITCHEN_TARGET_GRAM_AVX2, __m256d, 4,
+                               _mm256_setzero_pd, _mm256_set1_pd, _mm256_loadu_pd,
                                _mm256_fmadd_pd, _mm256_add_pd, _mm256_storeu_pd)
 #undef KITCHEN_GEMM_TRANSPOSED_KERNEL
+
+// AVX-512: 6 rows at a time (24 accumulators of 4 vectors), then 4 (4
+// vectors), 2 and 1 (8 each), within the 32 registers. Each pass re-reads
+// all of P, and passes of 1 or 2 rows are bound by those reads, not by the
+// FMAs (10 rows as 6 + 4 instead of 4 + 4 + 2; thread CPU time of the
+// product 36.9 -> 31.6 us at d = 64, m = 1024 on a Zen 4,
+// bench/cpp/few_rows_bench.cpp).
+KITCHEN_TARGET_GRAM_AVX512 inline void gemm_transposed_avx512_passes(
+    const double* x, std::size_t n, std::size_t ld_x, std::size_t d, const double* pt,
+    std::size_t m, std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
+  std::size_t i = 0;
+  // 6 rows unless 2 or 3 would remain: their passes read all of P for few
+  // FMAs (8 rows: 4 + 4 beat 6 + 2).
+  for (; i + 6 <= n && (n - i - 6 < 2 || n - i - 6 > 3); i += 6) {
+    gemm_transposed_avx512_rows<6, 4>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+  }
+  for (; i + 4 <= n; i += 4) {
+    gemm_transposed_avx512_rows<4, 4>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+  }
+  for (; i + 2 <= n; i += 2) {
+    gemm_transposed_avx512_rows<2, 8>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+  }
+  for (; i < n; ++i) {
+    gemm_transposed_avx512_rows<1, 8>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+  }
+}
+
+// AVX2: rows in as few passes as the registers allow, up to 8 rows each
+// (16 accumulators of 2 vectors; past that they spill), the rows shared out
+// evenly. Each pass reads all of P, and at d = 64, m = 512 (256 KB) that
+// read, more than the FMAs, bounds it on a Zen 3 with 512 KB of L2: 10 rows
+// as 4 + 4 + 2 read P three times, as 5 + 5 twice (product 49 -> 34 us,
+// bench/cpp/few_rows_bench.cpp). Fewer rows take more columns per vector,
+// for at least 8 independent chains (FMA latency 4, two units).
+template <std::size_t R>
+KITCHEN_TARGET_GRAM_AVX2 inline void gemm_transposed_avx2_pass(
+    const double* x, std::size_t ld_x, std::size_t d, const double* pt, std::size_t m,
+    std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
+  constexpr std::size_t V = R <= 2 ? 4 : R == 3 ? 3 : 2;
+  gemm_transposed_avx2_rows<R, V>(x, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+}
+
+KITCHEN_TARGET_GRAM_AVX2 inline void gemm_transposed_avx2_passes(
+    const double* x, std::size_t n, std::size_t ld_x, std::size_t d, const double* pt,
+    std::size_t m, std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
+  constexpr std::size_t most = 8;
+  const std::size_t passes = (n + most - 1) / most;
+  for (std::size_t pass = 0, i = 0; pass < passes; ++pass) {
+    const std::size_t rows = (n - i) / (passes - pass) + ((n - i) % (passes - pass) != 0);
+    const double* xi = x + i;
+    double* oi = out + i;
+#define KITCHEN_AVX2_PASS(R) \
+  case R: gemm_transposed_avx2_pass<R>(xi, ld_x, d, pt, m, j_begin, j_end, oi, ld_out); break;
+    switch (rows) {
+      KITCHEN_AVX2_PASS(1) KITCHEN_AVX2_PASS(2) KITCHEN_AVX2_PASS(3) KITCHEN_AVX2_PASS(4)
+      KITCHEN_AVX2_PASS(5) KITCHEN_AVX2_PASS(6) KITCHEN_AVX2_PASS(7) KITCHEN_AVX2_PASS(8)
+      default: break;
+    }
+#undef KITCHEN_AVX2_PASS
+    i += rows;
+  }
+}
 
 #endif  // KITCHEN_X86_SIMD
 
@@ -304,9 +341,9 @@ inline void gemm_transposed_columns(const double* x, std::size_t n, std::size_t 
                                     std::size_t ld_out, simd_level level) {
 #if KITCHEN_X86_SIMD
   if (level == simd_level::avx512) {
-    detail::gemm_transposed_avx512(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+    detail::gemm_transposed_avx512_passes(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
   } else {
-    detail::gemm_transposed_avx2(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+    detail::gemm_transposed_avx2_passes(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
   }
 #else
   (void)x; (void)n; (void)ld_x; (void)d; (void)pt; (void)m; (void)j_begin; (void)j_end;
