@@ -1,21 +1,23 @@
 // A fresh n x m double matrix for a result the workers will fill: every
-// element is written before it is returned, so it is not zeroed, and large
-// results ask for huge pages before their first touch (see huge_pages.hpp).
+// element is written before it is returned, so it is not zeroed. No huge
+// pages are asked for (unlike fwht()'s results, huge_pages.hpp): on these
+// VMs a result's first touch in 2 MB pages was slower whenever the pages
+// were fresh to the host, as a process's first large result mostly is
+// (predict() of 1e5 x 2048 rff features in a new process: 3.5-3.9 s with
+// the advice, 1.1-1.5 s without; later calls 0.6-0.8 s with it, 1.3-1.7 s
+// without, bench/krr.R and one-off scripts), and most predict() results
+// are made once.
 #pragma once
 
 #include <Rcpp.h>
 
 #include <cstddef>
 
-#include "kitchen/huge_pages.hpp"
-
 namespace kitchen_glue {
 
 // Unprotected, like Rf_allocMatrix: wrap it in Rcpp::Shield.
 inline SEXP alloc_result_matrix(std::size_t n, std::size_t m) {
-  SEXP out = Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(m));
-  kitchen::advise_huge_pages(REAL(out), n * m * sizeof(double));
-  return out;
+  return Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(m));
 }
 
 }  // namespace kitchen_glue
