@@ -49,7 +49,8 @@ void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const doubl
     kitchen_glue::parallel_for_chunks((m + group - 1) / group, 2.0 * n * d * group, n_threads,
                                       [&](std::size_t begin, std::size_t end) {
       const std::size_t j0 = begin * group, j1 = std::min(m, end * group);
-      kitchen::gemm_transposed_columns(x, n, n, d, transposed, m, j0, j1, res, n, level);
+      kitchen::gemm_transposed_columns(x, n, n, d, transposed, kitchen::gemm_transposed_stride(m),
+                                       j0, j1, res, n, level);
       kitchen::rff_nonlinearity(res, n, n, m, j0, j1, offset, kind, level);
     });
     return;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <list>
 
+#include "kitchen/gemm_simd.hpp"
 #include "kitchen/rff.hpp"
 
 namespace kitchen_glue {
@@ -48,9 +49,10 @@ std::shared_ptr<const rff_derived> cached_rff_derived(SEXP projection, SEXP cent
   for (std::size_t k = 0; k < m; ++k) {
     if (!std::isfinite(derived->offset[k])) return nullptr;  // reported by the caller
   }
-  derived->transposed.resize(d * m);
+  const std::size_t ld = kitchen::gemm_transposed_stride(m);
+  derived->transposed.resize(d * ld);  // the padding past column m stays 0
   for (std::size_t j = 0; j < m; ++j) {
-    for (std::size_t k = 0; k < d; ++k) derived->transposed[k * m + j] = p[k + j * d];
+    for (std::size_t k = 0; k < d; ++k) derived->transposed[k * ld + j] = p[k + j * d];
   }
   // Evict before allocating the holder, so that an allocation error leaves
   // the cache consistent.

@@ -24,7 +24,9 @@ const std::size_t rff_cache_max_entries = std::size_t(1) << 22;
 
 struct rff_derived {
   std::vector<double> offset;      // kitchen::rff_offset(), all finite
-  std::vector<double> transposed;  // P transposed: transposed[k * m + j] = P[k, j]
+  // P transposed, rows padded (kitchen::gemm_transposed_stride(m), ld):
+  // transposed[k * ld + j] = P[k, j].
+  std::vector<double> transposed;
 };
 
 // The derived numbers of a d x m projection (checked shapes) with its center

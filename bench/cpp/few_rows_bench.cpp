@@ -56,10 +56,11 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(1);
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> uniform(0, 6.283185307179586);
-  std::vector<double> pt(d * m), p(d * m), offset(m);
-  for (double& v : pt) v = 0.1 * normal(rng);
+  // P transposed with the padded row stride rff maps keep it in.
+  const std::size_t ld = kitchen::gemm_transposed_stride(m);
+  std::vector<double> pt(d * ld), p(d * m), offset(m);
   for (std::size_t k = 0; k < d; ++k) {
-    for (std::size_t j = 0; j < m; ++j) p[k + j * d] = pt[k * m + j];
+    for (std::size_t j = 0; j < m; ++j) p[k + j * d] = pt[k * ld + j] = 0.1 * normal(rng);
   }
   for (double& v : offset) v = uniform(rng);
   const double scale = std::sqrt(1.0 / static_cast<double>(m));
@@ -71,14 +72,14 @@ int main(int argc, char** argv) {
     for (double& v : x) v = normal(rng);
     const int reps = static_cast<int>(std::max<std::size_t>(10, 2000 / n));
     const double product = median_us([&] {
-      kitchen::gemm_transposed_columns(x.data(), n, n, d, pt.data(), m, 0, m, out.data(), n, level);
+      kitchen::gemm_transposed_columns(x.data(), n, n, d, pt.data(), ld, 0, m, out.data(), n, level);
     }, reps);
     const double features = median_us([&] {
-      kitchen::gemm_transposed_columns(x.data(), n, n, d, pt.data(), m, 0, m, out.data(), n, level);
+      kitchen::gemm_transposed_columns(x.data(), n, n, d, pt.data(), ld, 0, m, out.data(), n, level);
       kitchen::rff_nonlinearity(out.data(), n, n, m, 0, m, offset.data(),
                                 kitchen::rff_type::cos_sin, level);
     }, reps);
-    kitchen::gemm_transposed_columns(x.data(), n, n, d, pt.data(), m, 0, m, out.data(), n, level);
+    kitchen::gemm_transposed_columns(x.data(), n, n, d, pt.data(), ld, 0, m, out.data(), n, level);
     kitchen::gemm_direct_columns(x.data(), n, n, d, p.data(), 0, m, ref.data(), n);
     const bool product_same = std::memcmp(out.data(), ref.data(), n * m * sizeof(double)) == 0;
     kitchen::rff_nonlinearity(out.data(), n, n, m, 0, m, offset.data(), kitchen::rff_type::cos_sin,

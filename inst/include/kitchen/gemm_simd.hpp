@@ -180,14 +180,26 @@ inline void gemm_direct_columns(const double* x, std::size_t n, std::size_t ld_x
 #endif
 }
 
-// The same sums for a few rows from P transposed (pt[k * m + j], one
-// contiguous row of m per input column, as an rff map's cache keeps it,
+// The same sums for a few rows from P transposed (pt[k * ld_pt + j], one
+// contiguous row per input column, as an rff map's cache keeps it,
 // src/rff_map_cache.h): each output column is a lane of a vector, so the
 // chain of fused multiply-adds of every (row, column) is the direct path's,
 // in the same order, and the bits are equal, while a vector instruction does
 // 8 (AVX-512) or 4 (AVX2) of them. Rows up to gemm_transposed_max_rows: past
 // that, packing P once per call costs less than re-reading it for each row.
 constexpr std::size_t gemm_transposed_max_rows = 64;
+
+// The row stride of P transposed as it is kept for these products (the
+// `ld_pt` of gemm_transposed_columns()): m rounded up to whole 64-byte lines,
+// an odd number of them, so that the d rows a strip of columns walks down
+// fall in different sets of the L1 cache (64 sets of 64-byte lines, a 4 KB
+// period). With a stride of m = 512 doubles (4 KB) every row fell in one
+// set: the product of 1 row took 13.2 us at d = 64, against 6.0 us at
+// m = 500 (bench/cpp/few_rows_bench.cpp, AVX2 Zen 3).
+inline std::size_t gemm_transposed_stride(std::size_t m) {
+  const std::size_t lines = (m + 7) / 8;
+  return 8 * (lines % 2 == 0 ? lines + 1 : lines);
+}
 
 namespace detail {
 
@@ -196,12 +208,14 @@ namespace detail {
 // One (row, column) of gemm_direct_fma(), for columns past the vectors.
 KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::size_t ld_x,
                                                           std::size_t d, const double* pt,
-                                                          std::size_t m, std::size_t j) {
+                                                          std::size_t ld_pt, std::size_t j) {
   double total = 0.0;
   for (std::size_t k0 = 0; k0 < d; k0 += gemm_depth) {
     const std::size_t kc = std::min(gemm_depth, d - k0);
     double part = 0.0;
-    for (std::size_t k = k0; k < k0 + kc; ++k) part = __builtin_fma(x[k * ld_x], pt[k * m + j], part);
+    for (std::size_t k = k0; k < k0 + kc; ++k) {
+      part = __builtin_fma(x[k * ld_x], pt[k * ld_pt + j], part);
+    }
     total = total + part;
   }
   return total;
@@ -210,11 +224,11 @@ KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::
 // Columns [j_begin, j_end) of rows [0, n): `LANES` doubles a vector. R rows
 // at a time share each load of P's row, and their V vectors of columns each
 // (R x V independent chains) keep the FMA units busy.
-#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, ZERO, SET1, LOAD, FMA, ADD, \
+#define KITCHEN_GEMM_TRANSPOSED_KERNEL(NAME, TARGET, VEC, LANES, ZERO, SET1, LOAD, FMA, ADD,    \
                                        STORE)                                                   \
   template <std::size_t R, std::size_t V>                                                       \
   TARGET inline void NAME##_rows(const double* x, std::size_t ld_x, std::size_t d,              \
-                                 const double* pt, std::size_t m, std::size_t j_begin,          \
+                                 const double* pt, std::size_t ld_pt, std::size_t j_begin,      \
                                  std::size_t j_end, double* out, std::size_t ld_out) {          \
     constexpr std::size_t lanes = LANES, width = LANES * V;                                     \
     std::size_t j0 = j_begin;                                                                   \
@@ -229,7 +243,7 @@ KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::
           for (std::size_t v = 0; v < V; ++v) part[r][v] = ZERO();                              \
         }                                                                                       \
         for (std::size_t k = k0; k < k0 + kc; ++k) {                                            \
-          const double* row = pt + k * m + j0;                                                  \
+          const double* row = pt + k * ld_pt + j0;                                              \
           VEC p[V];                                                                             \
           _Pragma("GCC unroll 8")                                                               \
           for (std::size_t v = 0; v < V; ++v) p[v] = LOAD(row + v * lanes);                     \
@@ -254,7 +268,7 @@ KITCHEN_TARGET_GEMM_FMA inline double gemm_transposed_one(const double* x, std::
     }                                                                                           \
     for (; j0 < j_end; ++j0) {                                                                  \
       for (std::size_t r = 0; r < R; ++r) {                                                     \
-        out[r + j0 * ld_out] = gemm_transposed_one(x + r, ld_x, d, pt, m, j0);                  \
+        out[r + j0 * ld_out] = gemm_transposed_one(x + r, ld_x, d, pt, ld_pt, j0);              \
       }                                                                                         \
     }                                                                                           \
   }
@@ -275,21 +289,21 @@ KITCHEN_GEMM_TRANSPOSED_KERNEL(gemm_transposed_avx2, KITCHEN_TARGET_GRAM_AVX2, _
 // bench/cpp/few_rows_bench.cpp).
 KITCHEN_TARGET_GRAM_AVX512 inline void gemm_transposed_avx512_passes(
     const double* x, std::size_t n, std::size_t ld_x, std::size_t d, const double* pt,
-    std::size_t m, std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
+    std::size_t ld_pt, std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
   std::size_t i = 0;
   // 6 rows unless 2 or 3 would remain: their passes read all of P for few
   // FMAs (8 rows: 4 + 4 beat 6 + 2).
   for (; i + 6 <= n && (n - i - 6 < 2 || n - i - 6 > 3); i += 6) {
-    gemm_transposed_avx512_rows<6, 4>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+    gemm_transposed_avx512_rows<6, 4>(x + i, ld_x, d, pt, ld_pt, j_begin, j_end, out + i, ld_out);
   }
   for (; i + 4 <= n; i += 4) {
-    gemm_transposed_avx512_rows<4, 4>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+    gemm_transposed_avx512_rows<4, 4>(x + i, ld_x, d, pt, ld_pt, j_begin, j_end, out + i, ld_out);
   }
   for (; i + 2 <= n; i += 2) {
-    gemm_transposed_avx512_rows<2, 8>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+    gemm_transposed_avx512_rows<2, 8>(x + i, ld_x, d, pt, ld_pt, j_begin, j_end, out + i, ld_out);
   }
   for (; i < n; ++i) {
-    gemm_transposed_avx512_rows<1, 8>(x + i, ld_x, d, pt, m, j_begin, j_end, out + i, ld_out);
+    gemm_transposed_avx512_rows<1, 8>(x + i, ld_x, d, pt, ld_pt, j_begin, j_end, out + i, ld_out);
   }
 }
 
@@ -302,15 +316,15 @@ KITCHEN_TARGET_GRAM_AVX512 inline void gemm_transposed_avx512_passes(
 // for at least 8 independent chains (FMA latency 4, two units).
 template <std::size_t R>
 KITCHEN_TARGET_GRAM_AVX2 inline void gemm_transposed_avx2_pass(
-    const double* x, std::size_t ld_x, std::size_t d, const double* pt, std::size_t m,
+    const double* x, std::size_t ld_x, std::size_t d, const double* pt, std::size_t ld_pt,
     std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
   constexpr std::size_t V = R <= 2 ? 4 : R == 3 ? 3 : 2;
-  gemm_transposed_avx2_rows<R, V>(x, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+  gemm_transposed_avx2_rows<R, V>(x, ld_x, d, pt, ld_pt, j_begin, j_end, out, ld_out);
 }
 
 KITCHEN_TARGET_GRAM_AVX2 inline void gemm_transposed_avx2_passes(
     const double* x, std::size_t n, std::size_t ld_x, std::size_t d, const double* pt,
-    std::size_t m, std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
+    std::size_t ld_pt, std::size_t j_begin, std::size_t j_end, double* out, std::size_t ld_out) {
   constexpr std::size_t most = 8;
   const std::size_t passes = (n + most - 1) / most;
   for (std::size_t pass = 0, i = 0; pass < passes; ++pass) {
@@ -318,7 +332,7 @@ KITCHEN_TARGET_GRAM_AVX2 inline void gemm_transposed_avx2_passes(
     const double* xi = x + i;
     double* oi = out + i;
 #define KITCHEN_AVX2_PASS(R) \
-  case R: gemm_transposed_avx2_pass<R>(xi, ld_x, d, pt, m, j_begin, j_end, oi, ld_out); break;
+  case R: gemm_transposed_avx2_pass<R>(xi, ld_x, d, pt, ld_pt, j_begin, j_end, oi, ld_out); break;
     switch (rows) {
       KITCHEN_AVX2_PASS(1) KITCHEN_AVX2_PASS(2) KITCHEN_AVX2_PASS(3) KITCHEN_AVX2_PASS(4)
       KITCHEN_AVX2_PASS(5) KITCHEN_AVX2_PASS(6) KITCHEN_AVX2_PASS(7) KITCHEN_AVX2_PASS(8)
@@ -336,17 +350,17 @@ KITCHEN_TARGET_GRAM_AVX2 inline void gemm_transposed_avx2_passes(
 // gemm_direct_columns() from P transposed (see gemm_transposed_max_rows),
 // for a `level` of avx2 or avx512; bitwise equal on both.
 inline void gemm_transposed_columns(const double* x, std::size_t n, std::size_t ld_x,
-                                    std::size_t d, const double* pt, std::size_t m,
+                                    std::size_t d, const double* pt, std::size_t ld_pt,
                                     std::size_t j_begin, std::size_t j_end, double* out,
                                     std::size_t ld_out, simd_level level) {
 #if KITCHEN_X86_SIMD
   if (level == simd_level::avx512) {
-    detail::gemm_transposed_avx512_passes(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+    detail::gemm_transposed_avx512_passes(x, n, ld_x, d, pt, ld_pt, j_begin, j_end, out, ld_out);
   } else {
-    detail::gemm_transposed_avx2_passes(x, n, ld_x, d, pt, m, j_begin, j_end, out, ld_out);
+    detail::gemm_transposed_avx2_passes(x, n, ld_x, d, pt, ld_pt, j_begin, j_end, out, ld_out);
   }
 #else
-  (void)x; (void)n; (void)ld_x; (void)d; (void)pt; (void)m; (void)j_begin; (void)j_end;
+  (void)x; (void)n; (void)ld_x; (void)d; (void)pt; (void)ld_pt; (void)j_begin; (void)j_end;
   (void)out; (void)ld_out; (void)level;
 #endif
 }
