@@ -1,12 +1,12 @@
 // A fresh n x m double matrix for a result the workers will fill: every
 // element is written before it is returned, so it is not zeroed. No huge
-// pages are asked for (unlike fwht()'s results, huge_pages.hpp): on these
-// VMs a result's first touch in 2 MB pages was slower whenever the pages
-// were fresh to the host, as a process's first large result mostly is
-// (predict() of 1e5 x 2048 rff features in a new process: 3.5-3.9 s with
-// the advice, 1.1-1.5 s without; later calls 0.6-0.8 s with it, 1.3-1.7 s
-// without, bench/krr.R and one-off scripts), and most predict() results
-// are made once.
+// pages are asked for (unlike fwht()'s results and the logistic fit's
+// copies, huge_pages.hpp): on these VMs a result's first touch in 2 MB pages
+// was slower whenever the pages were fresh to the host, as a process's
+// first large result mostly is (predict() of 1e5 x 2048 rff features in a
+// new process: 3.5-3.9 s with the advice, 1.1-1.5 s without; later calls
+// 0.6-0.8 s with it, 1.3-1.7 s without, bench/krr.R and one-off scripts),
+// and most predict() results are made once.
 #pragma once
 
 #include <Rcpp.h>
