@@ -24,8 +24,8 @@ default_bandwidth_map <- function(map, x, y, weights, n_threads, call = rlang::c
                   w0 = spectral_sample(map$kernel, ncol(x), ard_settings$n_frequencies),
                   n_threads = n_threads)
   factors <- default_bandwidth_grid$factors
-  # Rows: factors; columns: lambdas. Features eigen() refuses (not finite)
-  # score as unusable.
+  # Rows: factors; columns: lambdas. Features that are not finite score as
+  # unusable (isotropic_scores() refuses them).
   scores <- t(vapply(factors, function(factor) {
     tryCatch(isotropic_scores(problem, log(map$kernel$sigma * factor),
                               default_bandwidth_grid$log_lambdas),
@@ -69,6 +69,7 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
 # eigen() on the reference BLAS) ...
 primal_half_ridge <- function(s, penalties, n_threads) {
   gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gemm.R
+  if (!all(is.finite(gram))) stop("The features are not finite.")  # as eigen() refused them
   w <- ridge_path_coefficients_cpp(gram, crossprod(s$za, s$ya * s$wa), penalties,
                                    tridiagonal_on_lapack(), n_threads, resolve_simd())
   k <- ncol(s$ya)
