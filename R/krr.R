@@ -29,6 +29,14 @@
 #'   (results in `bench/results/defaults.md`). CV costs five more
 #'   reductions of a `D x D` matrix (of an `n x n` one when the rows are
 #'   few: see the dual path below), and the same single pass over the data.
+#' * the 50 candidates for lambda run from ten times the mean non-zero
+#'   eigenvalue of the centred `Z'Z` down ten decades. With more features
+#'   than rows, `Z'Z` has at most `n - 1` non-zero eigenvalues, which share
+#'   its trace, so the candidates follow the kernel and not `D`. (Averaged
+#'   over all `D` eigenvalues, they sat `D / n` times lower: on mtcars' 24
+#'   rows CV chose the top candidate with 1000 and with 4000 features, the
+#'   latter a quarter of the former's penalty, and some of those fits
+#'   nearly interpolated.)
 #' * candidates are scored on the response divided by a power of two near
 #'   its largest magnitude (and the solution multiplied back, exactly), so
 #'   the choice does not depend on the units of `y` and `y'y` cannot

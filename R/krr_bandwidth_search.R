@@ -88,7 +88,7 @@ screen_fold_path <- function(stats, n_threads) {
     return(list(sse = NULL, score = Inf, lambda = NA_real_,
                 path = data.frame(lambda = NA_real_, cv = Inf)))
   }
-  lambdas <- default_lambdas(centred_diagonal)
+  lambdas <- default_lambdas(centred_diagonal, stats$rows)
   sse <- fold_sse(stats, lambdas, n_threads, 1L)
   cv <- sse / stats$folds[[1]]$n
   best <- best_candidate(cv)

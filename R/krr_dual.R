@@ -154,7 +154,7 @@ dual_solve <- function(stats, lambda, n_threads, cv = NULL) {
     return(fit)
   }
   if (identical(lambda, "cv")) {
-    lambdas <- default_lambdas(stats$centred_diagonal)
+    lambdas <- default_lambdas(stats$centred_diagonal, stats$rows)
     cv <- cv %||% cv_path(stats, lambdas, n_threads)
   } else {
     cv <- NULL
@@ -163,7 +163,7 @@ dual_solve <- function(stats, lambda, n_threads, cv = NULL) {
   if (is.numeric(lambda) && length(lambda) == 1) {
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
   } else {
-    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(stats$centred_diagonal) else lambda
+    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(stats$centred_diagonal, stats$rows) else lambda
     scored <- dual_gcv_path(set, lambdas, n)
     chosen <- best_candidate(if (is.null(cv)) scored$gcv else cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)
@@ -205,7 +205,7 @@ dual_screen_fold_path <- function(stats) {
     return(list(sse = NULL, score = Inf, lambda = NA_real_,
                 path = data.frame(lambda = NA_real_, cv = Inf)))
   }
-  lambdas <- default_lambdas(stats$centred_diagonal)
+  lambdas <- default_lambdas(stats$centred_diagonal, stats$rows)
   sse <- dual_fold_sse(stats, lambdas, 1L)
   cv <- sse / stats$folds[[1]]$n
   best <- best_candidate(cv)

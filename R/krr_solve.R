@@ -21,7 +21,7 @@ krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
     return(intercept_only_fit(stats, lambda, ybar, zbar, yy))
   }
   if (identical(lambda, "cv")) {
-    lambdas <- default_lambdas(centred_diagonal)
+    lambdas <- default_lambdas(centred_diagonal, stats$rows)
     cv <- cv %||% cv_path(stats, lambdas, n_threads)
   } else {
     cv <- NULL
@@ -36,7 +36,7 @@ krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
     # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry. With
     # "cv", K-fold CV chooses; the GCV scores are reported alongside, from
     # the same reduction of Z'Z that gives the chosen coefficients.
-    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal) else lambda
+    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal, stats$rows) else lambda
     chosen <- if (is.null(cv)) 0L else best_candidate(cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
     scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen,
@@ -59,8 +59,16 @@ centred_gram_diagonal <- function(stats) {
   diag(stats$gram) - stats$n * (zbar * zbar)
 }
 
-# 50 candidates spanning ten decades below the mean eigenvalue of Z'Z.
-default_lambdas <- function(values) {
-  scale <- max(mean(values), .Machine$double.eps)
+# 50 candidates from ten times the mean non-zero eigenvalue of the centred
+# Z'Z down ten decades. `values`: its diagonal (the trace's terms); `rows`:
+# the row count. Once centred, Z'Z has at most min(D, rows - 1) non-zero
+# eigenvalues, which share the trace: a mean over all D eigenvalues would put
+# the grid D / rows times lower with more features than rows, and on small
+# data CV then chose its top candidate, with 4000 features a quarter of the
+# penalty it chose with 1000 (bench/results/defaults-d-ratio.md).
+default_lambdas <- function(values, rows) {
+  rank <- max(1, min(length(values), rows - 1))
+  # (times exactly 1 with at least as many rows as features: the same bits)
+  scale <- max(mean(values) * (length(values) / rank), .Machine$double.eps)
   scale * 10^seq(1, -9, length.out = 50)
 }

@@ -236,3 +236,27 @@ test_that("a map built by name takes one seed from the stream: folds and bandwid
   expect_identical(given$coefficients, small$fit$coefficients)
   expect_identical(given$map$kernel$sigma, small$fit$map$kernel$sigma)
 })
+
+test_that("the lambda grid follows the kernel, not the number of features beyond the rows", {
+  # Once centred, Z'Z of 25 rows has at most 24 non-zero eigenvalues: the
+  # grid's top is ten times their mean, whatever the number of features.
+  values <- rep(c(0.01, 0.03), 500)                          # trace 20 over D = 1000
+  expect_equal(kitchen:::default_lambdas(values, 25)[1], 10 * 20 / 24)
+  expect_equal(kitchen:::default_lambdas(rep(values, 4) / 4, 25), kitchen:::default_lambdas(values, 25))
+  # With more rows than features it is the mean diagonal entry, bit for bit.
+  expect_identical(kitchen:::default_lambdas(values, 5000), mean(values) * 10^seq(1, -9, length.out = 50))
+  # On mtcars' 24 rows, 4000 features choose about the penalty 1000 do.
+  # With the grid below the mean over all D, CV chose each grid's top
+  # candidate, a quarter of the penalty at 4000: seed 1's fit then nearly
+  # interpolated (df 22.7 of 24) and warned.
+  fit_lambda <- function(D, seed) {
+    set.seed(seed)
+    krr_fit(mpg ~ ., mtcars[1:24, ], features = "rff", n_features = D, n_threads = 1,
+            verbose = FALSE)$lambda
+  }
+  for (seed in c(1, 5)) {
+    ratio <- expect_no_warning(fit_lambda(4000, seed)) / fit_lambda(1000, seed)
+    expect_gt(ratio, 0.6)
+    expect_lt(ratio, 1.6)
+  }
+})
