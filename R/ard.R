@@ -182,7 +182,7 @@ held_out_losses <- function(theta, train, held_out, w0, n_threads) {
   y <- rbind(train$y, held_out$y)
   is_train <- seq_len(nrow(x)) <= nrow(train$x)
   s <- ridge_split(list(y = y, w = c(train$w, held_out$w)), z, is_train)
-  gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gemm.R
+  gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gram.R
   diag(gram) <- diag(gram) + exp(theta[d + 1]) * nrow(train$x)
   chol_gram <- tryCatch(chol(gram), error = function(e) NULL)
   if (is.null(chol_gram) || !all(is.finite(z))) return(rep(Inf, nrow(held_out$x)))

@@ -68,7 +68,7 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
 # threaded kernels (14 of them at D = 256: 0.1 s, against 0.5 s for R's
 # eigen() on the reference BLAS) ...
 primal_half_ridge <- function(s, penalties, n_threads) {
-  gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gemm.R
+  gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gram.R
   if (!all(is.finite(gram))) stop("The features are not finite.")  # as eigen() refused them
   w <- ridge_path_coefficients_cpp(gram, crossprod(s$za, s$ya * s$wa), penalties,
                                    tridiagonal_on_lapack(), n_threads, resolve_simd())

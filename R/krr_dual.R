@@ -62,7 +62,7 @@ dual_statistics <- function(map, x, y, n_threads, folds = NULL, weights = NULL) 
   centred <- z - rep(zbar, each = rows)
   stats <- structure(list(
     z = z, y = y, weights = weights, w = w, n = total, rows = rows, zbar = zbar,
-    row_gram = gram_of(t(centred), n_threads),  # R/gemm.R
+    row_gram = gram_of(t(centred), n_threads),  # R/gram.R
     centred_diagonal = colSums(w * centred^2), diagonal = colSums(w * z^2),
     ysum = colSums(w * y), yy = colSums(w * y^2)
   ), class = "kitchen_dual_statistics")

@@ -247,7 +247,7 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
 # A logistic source's passes and solver on features held in memory (n x D,
 # from data in memory or kept from chunks), with the rows' class numbers,
 # weights and folds: each pass and solve runs in C++ on the rows of `part`,
-# with the kernels of SIMD level `simd` (R/simd.R).
+# with the kernels of SIMD level `simd` (R/backends.R).
 kept_features_passes <- function(features, labels, weights, folds, n_threads, simd) {
   rows_of <- function(part) part_rows(part, folds, nrow(features))
   list(
@@ -284,7 +284,7 @@ part_rows <- function(part, folds, n) {
 # steps.
 kept_features_solver <- function(features, rows, labels, weights, n_threads, simd,
                                  map_features = ncol(features)) {
-  use_blas <- products_on_blas()  # R/gemm.R
+  use_blas <- products_on_blas()  # R/backends.R
   list(
     curvature_pays = function(passes, k) isTRUE(passes > map_features / (4 * k)),
     run = function(bound, free, lambda, state, tol, max_iter) {

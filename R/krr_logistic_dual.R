@@ -38,7 +38,7 @@ dual_logistic_pays <- function(n, n_features) 2 * n <= n_features && n <= 1000
 row_span_features <- function(map, x, n_threads) {
   z <- map_features(map, x, n_threads)
   if (!is.matrix(z)) z <- as.matrix(z)
-  eig <- eigen(gram_of(t(z), n_threads), symmetric = TRUE)  # R/gemm.R
+  eig <- eigen(gram_of(t(z), n_threads), symmetric = TRUE)  # R/gram.R
   keep <- eig$values > max(eig$values[1], 0) * .Machine$double.eps^2
   if (!any(keep)) keep[1] <- TRUE  # all-zero features: one direction, phi = 0
   root <- sqrt(pmax(eig$values[keep], 0))
@@ -75,7 +75,7 @@ dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
   span <- row_span_features(map, x, n_threads)
   phi <- span$phi
   labels <- max.col((coded + 1) / 2, "first")
-  simd <- resolve_simd()  # the passes' kernels (R/simd.R)
+  simd <- resolve_simd()  # the passes' kernels (R/backends.R)
   row_numbers <- function(part) part_rows(part, folds, nrow(x))  # R/krr_logistic.R
   list(
     n_threads = n_threads,

@@ -12,6 +12,26 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// simd_detect_cpp
+std::string simd_detect_cpp();
+RcppExport SEXP _kitchen_simd_detect_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(simd_detect_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// env_value_cpp
+SEXP env_value_cpp(const char* name, SEXP unset);
+RcppExport SEXP _kitchen_env_value_cpp(SEXP nameSEXP, SEXP unsetSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< const char* >::type name(nameSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type unset(unsetSEXP);
+    rcpp_result_gen = Rcpp::wrap(env_value_cpp(name, unset));
+    return rcpp_result_gen;
+END_RCPP
+}
 // binned_logistic_cg_cpp
 SEXP binned_logistic_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix prob, Rcpp::NumericVector w, Rcpp::NumericMatrix c_plus, Rcpp::NumericMatrix precondition, Rcpp::NumericMatrix b, Rcpp::NumericMatrix start, double lambda2, double value, double tol, int max_iter, int n_threads);
 RcppExport SEXP _kitchen_binned_logistic_cg_cpp(SEXP colsSEXP, SEXP probSEXP, SEXP wSEXP, SEXP c_plusSEXP, SEXP preconditionSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambda2SEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
@@ -137,14 +157,25 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// env_value_cpp
-SEXP env_value_cpp(const char* name, SEXP unset);
-RcppExport SEXP _kitchen_env_value_cpp(SEXP nameSEXP, SEXP unsetSEXP) {
+// column_moments_cpp
+Rcpp::List column_moments_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kitchen_column_moments_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< const char* >::type name(nameSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type unset(unsetSEXP);
-    rcpp_result_gen = Rcpp::wrap(env_value_cpp(name, unset));
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(column_moments_cpp(x, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// column_ranges_cpp
+Rcpp::List column_ranges_cpp(Rcpp::NumericMatrix x, int n_threads);
+RcppExport SEXP _kitchen_column_ranges_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(column_ranges_cpp(x, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -316,15 +347,6 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     rcpp_result_gen = Rcpp::wrap(fwht_cpp(x, n_rows, normalize, n_threads, simd));
-    return rcpp_result_gen;
-END_RCPP
-}
-// simd_detect_cpp
-std::string simd_detect_cpp();
-RcppExport SEXP _kitchen_simd_detect_cpp() {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    rcpp_result_gen = Rcpp::wrap(simd_detect_cpp());
     return rcpp_result_gen;
 END_RCPP
 }
@@ -720,28 +742,6 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
-// column_moments_cpp
-Rcpp::List column_moments_cpp(Rcpp::NumericMatrix x, int n_threads);
-RcppExport SEXP _kitchen_column_moments_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(column_moments_cpp(x, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
-// column_ranges_cpp
-Rcpp::List column_ranges_cpp(Rcpp::NumericMatrix x, int n_threads);
-RcppExport SEXP _kitchen_column_ranges_cpp(SEXP xSEXP, SEXP n_threadsSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
-    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(column_ranges_cpp(x, n_threads));
-    return rcpp_result_gen;
-END_RCPP
-}
 // map_problem_cpp
 SEXP map_problem_cpp(SEXP map, std::string map_class);
 RcppExport SEXP _kitchen_map_problem_cpp(SEXP mapSEXP, SEXP map_classSEXP) {
@@ -755,6 +755,8 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
+    {"_kitchen_env_value_cpp", (DL_FUNC) &_kitchen_env_value_cpp, 2},
     {"_kitchen_binned_logistic_cg_cpp", (DL_FUNC) &_kitchen_binned_logistic_cg_cpp, 12},
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
@@ -763,7 +765,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 7},
     {"_kitchen_ridge_fold_solve_cpp", (DL_FUNC) &_kitchen_ridge_fold_solve_cpp, 7},
     {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
-    {"_kitchen_env_value_cpp", (DL_FUNC) &_kitchen_env_value_cpp, 2},
+    {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
+    {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},
     {"_kitchen_falkon_solve_cpp", (DL_FUNC) &_kitchen_falkon_solve_cpp, 12},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
@@ -777,7 +780,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fold_quadratic_forms_cpp", (DL_FUNC) &_kitchen_fold_quadratic_forms_cpp, 4},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
-    {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 5},
     {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 2},
     {"_kitchen_gram_symmetrize_in_place_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_in_place_cpp, 2},
@@ -806,8 +808,6 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fwht_small_cpp", (DL_FUNC) &_kitchen_fwht_small_cpp, 3},
     {"_kitchen_sparse_problem_cpp", (DL_FUNC) &_kitchen_sparse_problem_cpp, 1},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
-    {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
-    {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},
     {"_kitchen_map_problem_cpp", (DL_FUNC) &_kitchen_map_problem_cpp, 2},
     {NULL, NULL, 0}
 };

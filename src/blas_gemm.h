@@ -1,6 +1,6 @@
 // R's own BLAS for dense products and Gram updates: near peak when R is linked to an
 // optimised BLAS (OpenBLAS, MKL, Accelerate), slow with the reference BLAS,
-// where the Eigen path of the core is used instead (see R/gemm.R).
+// where the Eigen path of the core is used instead (see R/backends.R).
 #pragma once
 
 #ifndef USE_FC_LEN_T

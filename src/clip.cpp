@@ -3,7 +3,6 @@
 #include <Rcpp.h>
 
 #include <cstddef>
-#include <cstdlib>
 
 // x: dense double matrix (n x d); low, high: d doubles (low <= high, checked
 // by clip_problem()). Returns x when every entry is inside, else a copy with
@@ -43,13 +42,4 @@ SEXP clip_columns_cpp(SEXP x, SEXP low, SEXP high) {
     }
   }
   return out;
-}
-
-// The value of the environment variable `name`, or `unset` when it is not
-// set: Sys.getenv() without its R-level cost (about 1 us a call), for the
-// settings read on every call (R/simd.R, R/threads.R).
-// [[Rcpp::export(rng = false)]]
-SEXP env_value_cpp(const char* name, SEXP unset) {
-  const char* value = std::getenv(name);
-  return value ? Rf_mkString(value) : unset;
 }

@@ -46,7 +46,3 @@ SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, SEXP simd) {
   if (!finite.load()) return R_NilValue;
   return out;
 }
-
-// The SIMD level this CPU supports, by name ("scalar", "avx2", "avx512").
-// [[Rcpp::export(rng = false)]]
-std::string simd_detect_cpp() { return kitchen_glue::simd_name(kitchen::detect_simd()); }

@@ -1,5 +1,5 @@
 // The SIMD level crosses from R by name ("scalar", "avx2" or "avx512", as
-// R/simd.R's resolve_simd() gives it), as map classes do; here it becomes
+// R/backends.R's resolve_simd() gives it), as map classes do; here it becomes
 // the core's simd_level, capped at what this CPU supports.
 #pragma once
 
