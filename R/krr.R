@@ -112,10 +112,9 @@
 #' fit (coefficients in feature space, intercepts, path) are the primal
 #' path's, to rounding (1e-8 relative or better in the tests), so
 #' `predict()`, `summary()` and `saveRDS()` are unchanged; with 4000
-#' features the default fit took 0.4-1.2 s instead of 97-191 s on 24 rows
-#' of mtcars, and about 1 s instead of 100-220 s on iris and Sonar (a loaded
-#' 2-core machine; `bench/results/dual-path.md` in kitchen's source
-#' repository).
+#' features a default fit on mtcars, iris or Sonar takes a hundredth of
+#' the primal path's time or less (`bench/results/dual-path.md` in
+#' kitchen's source repository has the timings).
 #' Memory: the `n x D` features (less than one `D x D` matrix of the primal
 #' path) and a few `n x n` matrices. Why a third: the dual path's
 #' eigendecompositions (R's `eigen()`, LAPACK on R's BLAS, with
@@ -125,9 +124,8 @@
 #' `dual-path-rule.md`), and a third keeps the dual path well on the
 #' cheaper side (a tenth to a quarter of the primal's time from `n = D / 4`
 #' to `D / 3` there). It also needs at most 1000
-#' rows: R's `eigen()` cannot be interrupted, and takes 1-4 s at 1000 rows
-#' on such a machine (12 s at 1500), while the primal path stops within a
-#' second or two of Ctrl-C. Where the primal path's own
+#' rows: R's `eigen()` cannot be interrupted, and its time grows with the
+#' cube of the rows, while the primal path stops soon after Ctrl-C. Where the primal path's own
 #' arithmetic is at rounding level, the two differ: at the smallest
 #' candidates, with `D` much larger than `n`, the primal's `D - n` zero
 #' eigenvalues come out as rounding noise that adds to the effective degrees
@@ -307,8 +305,7 @@
 #'   also when `n` is at most D plus `block_size`), on [chunked()] data too
 #'   (one more read after the statistics pass);
 #'   otherwise each pass computes them again, reading the chunks (as
-#'   futures under a plan), several times slower (20,000 rows, D = 512:
-#'   66 s against 10 s kept). `options(kitchen.logistic_kept_entries = n)`
+#'   futures under a plan), several times slower (`bench/results/logistic.md`). `options(kitchen.logistic_kept_entries = n)`
 #'   sets that limit (in numbers, 8 bytes each). CV folds of chunked data are whole chunks.
 #'   For [rbin()] maps (in memory or chunked), whose
 #'   `Z'WZ` is never formed, the objective is minimised by Newton's method

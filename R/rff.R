@@ -129,6 +129,16 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #'   [kitchen_simd()]), with the cosines computed while each block of the
 #'   result is in cache; otherwise on R's BLAS when it is an optimised one,
 #'   else on Eigen. `options(kitchen.gemm = "blas")` forces R's BLAS.
+#'
+#'   A call on a few rows of a matrix takes a short path (one pass of checks
+#'   and the arithmetic on one thread). In a long loop of such calls on
+#'   Linux, much of the time can go to page faults: when R's garbage
+#'   collector frees the earlier results, glibc returns the top of the heap
+#'   to the system, and each new result of tens of kilobytes or more (8 KB
+#'   per row at 1024 features) lands on fresh pages. Starting R with the environment variable
+#'   `MALLOC_TRIM_THRESHOLD_=268435456` (glibc's own setting, for the whole R
+#'   process) keeps that memory; `bench/results/latency.md` in kitchen's
+#'   source repository measures both ways.
 #' @export
 #' @examples
 #' x <- matrix(c(0, 0, 1, 1), 2, byrow = TRUE)

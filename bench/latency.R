@@ -8,6 +8,11 @@
 # With a second library (for example main before a change, installed with
 # R CMD INSTALL -l), each build is timed in its own child process, the two
 # alternating over 3 rounds; the median of the rounds is reported.
+# Each build is also timed with the heap kept (children started with
+# MALLOC_TRIM_THRESHOLD_=268435456): by default glibc gives the top of the
+# heap back to the system when R's collector frees the previous results,
+# and each fresh result then pays page faults (about 2 per 8 KB on these
+# VMs), a cost that depends on the process's heap, not on kitchen.
 # Results go to bench/results/latency.md.
 
 source(file.path("bench", "common.R"))
@@ -66,32 +71,38 @@ labels <- c(rff_1 = "predict(rff map, 1 row)", rff_10 = "predict(rff map, 10 row
             rbin_1 = "predict(krr fit on an rbin map, 1 row)")
 args <- commandArgs(TRUE)
 libraries <- c(this = Sys.getenv("R_LIBS"), base = if (length(args)) args[1])
-child <- function(lib) {
+kept_heap <- "MALLOC_TRIM_THRESHOLD_=268435456"
+child <- function(lib, env = character()) {
   out <- system2(file.path(R.home("bin"), "Rscript"), c("bench/latency.R", "--child"),
-                 stdout = TRUE, env = if (nzchar(lib)) sprintf("R_LIBS=%s", lib) else character())
+                 stdout = TRUE, env = c(if (nzchar(lib)) sprintf("R_LIBS=%s", lib), env))
   as.numeric(strsplit(trimws(utils::tail(out, 1)), " ")[[1]])
 }
 load_before <- readLines("/proc/loadavg")
 rounds <- lapply(1:3, function(r) vapply(libraries, child, numeric(2 * length(targets))))
-both_us <- apply(simplify2array(rounds), c(1, 2), stats::median)
+kept_rounds <- lapply(1:3, function(r) vapply(libraries, child, numeric(2 * length(targets)),
+                                              env = kept_heap))
+medians <- function(rounds) apply(simplify2array(rounds), c(1, 2), stats::median)
+both_us <- medians(rounds)
 median_us <- both_us[seq_along(targets), , drop = FALSE]
 cpu_us <- both_us[length(targets) + seq_along(targets), , drop = FALSE]
-rownames(median_us) <- rownames(cpu_us) <- names(targets)
+kept_us <- medians(kept_rounds)[seq_along(targets), , drop = FALSE]
+rownames(median_us) <- rownames(cpu_us) <- rownames(kept_us) <- names(targets)
 load_after <- readLines("/proc/loadavg")
 
 columns <- if (ncol(median_us) > 1) {
-  "| call | this build (us) | base build (us) | base / this | CPU this / base (us) | target (us) |"
+  "| call | this build (us) | base build (us) | base / this | CPU this / base (us) | heap kept: this / base (us) | target (us) |"
 } else {
-  "| call | median (us) | CPU (us) | target (us) |"
+  "| call | median (us) | CPU (us) | heap kept (us) | target (us) |"
 }
 rows <- vapply(names(targets), function(k) {
   if (ncol(median_us) > 1) {
-    sprintf("| %s | %.1f | %.1f | %.2f | %.1f / %.1f | %g (%s) |", labels[[k]], median_us[k, 1],
-            median_us[k, 2], median_us[k, 2] / median_us[k, 1], cpu_us[k, 1], cpu_us[k, 2],
-            targets[[k]], if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
+    sprintf("| %s | %.1f | %.1f | %.2f | %.1f / %.1f | %.1f / %.1f | %g (%s) |", labels[[k]],
+            median_us[k, 1], median_us[k, 2], median_us[k, 2] / median_us[k, 1], cpu_us[k, 1],
+            cpu_us[k, 2], kept_us[k, 1], kept_us[k, 2], targets[[k]],
+            if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
   } else {
-    sprintf("| %s | %.1f | %.1f | %g (%s) |", labels[[k]], median_us[k, 1], cpu_us[k, 1],
-            targets[[k]], if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
+    sprintf("| %s | %.1f | %.1f | %.1f | %g (%s) |", labels[[k]], median_us[k, 1], cpu_us[k, 1],
+            kept_us[k, 1], targets[[k]], if (median_us[k, 1] <= targets[[k]]) "met" else "missed")
   }
 }, "")
 write_result(c(
@@ -104,8 +115,9 @@ write_result(c(
           "1,000,000"),
   "each build in its own process, the builds alternating over 3 rounds (median of rounds).",
   "Targets are judged on the wall time; the CPU time (user + system of the process, same timings)",
-  "leaves out waiting for a core under load.",
+  "leaves out waiting for a core under load. Heap kept: the same children started with",
+  sprintf("%s (glibc keeps the top of the heap: no page faults on fresh results).", kept_heap),
   if (ncol(median_us) > 1) sprintf("base build: %s", libraries[["base"]]), "",
-  columns, if (ncol(median_us) > 1) "| --- | --- | --- | --- | --- | --- |" else "| --- | --- | --- | --- |",
+  columns, if (ncol(median_us) > 1) "| --- | --- | --- | --- | --- | --- | --- |" else "| --- | --- | --- | --- | --- |",
   rows
 ), "latency.md")
