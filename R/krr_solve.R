@@ -33,9 +33,10 @@ krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
   } else {
     # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
-    # ridge_path.hpp). The mean eigenvalue is the mean diagonal entry. With
-    # "cv", K-fold CV chooses; the GCV scores are reported alongside, from
-    # the same reduction of Z'Z that gives the chosen coefficients.
+    # ridge_path.hpp); the candidates' scale is the trace over the count of
+    # non-zero eigenvalues (default_lambdas()). With "cv", K-fold CV
+    # chooses; the GCV scores are reported alongside, from the same
+    # reduction of Z'Z that gives the chosen coefficients.
     if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal, stats$rows) else lambda
     chosen <- if (is.null(cv)) 0L else best_candidate(cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
