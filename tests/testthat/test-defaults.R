@@ -103,6 +103,16 @@ test_that("a fit that interpolates its rows warns, one that does not is silent",
   expect_gt(summary(fit)$df, 0.9 * 32)
   expect_no_warning(krr_fit(mpg ~ ., mtcars, features = "rff", seed = 1, n_threads = 1,
                             lambda = c(1, 10)))
+  # A noise-free response: CV itself prefers interpolating, and the warning
+  # says CV chose it rather than advising CV.
+  set.seed(2)
+  x <- matrix(runif(40 * 2), 40, 2)
+  y <- sin(3 * x[, 1]) + x[, 2]^2
+  warning <- tryCatch(krr_fit(x, y, rff(x, 400, sigma = 1, seed = 1), n_threads = 1),
+                      warning = function(w) conditionMessage(w))
+  expect_match(warning, "nearly interpolates its 40 training rows")
+  expect_match(warning, "5-fold CV chose this lambda, the smallest candidate")
+  expect_no_match(warning, "lambda = \"cv\"", fixed = TRUE)
 })
 
 test_that("maps clip new inputs to the training range, and clip = FALSE does not", {
