@@ -7,8 +7,7 @@
 # K-fold CV chose it, the held-out rows were predicted best that way
 # (Sonar's nearly separable classes: CV often chooses the smallest
 # candidate, and those fits have the lowest test errors of
-# bench/defaults-d-ratio.R), so
-# the warning says so instead of advising CV.
+# bench/defaults-d-ratio.R), so the warning says so instead of advising CV.
 
 interpolation_share <- 0.9
 
