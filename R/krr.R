@@ -125,8 +125,8 @@
 #' cheaper side (a tenth to a quarter of the primal's time from `n = D / 4`
 #' to `D / 3` there). It also needs at most 1000
 #' rows: R's `eigen()` cannot be interrupted, and its time grows with the
-#' cube of the rows, while the primal path stops soon after Ctrl-C. Where the primal path's own
-#' arithmetic is at rounding level, the two differ: at the smallest
+#' cube of the rows, while the primal path stops soon after Ctrl-C. Where
+#' the primal path's own arithmetic is at rounding level, the two differ: at the smallest
 #' candidates, with `D` much larger than `n`, the primal's `D - n` zero
 #' eigenvalues come out as rounding noise that adds to the effective degrees
 #' of freedom, and its residual sum of squares cancels to zero, so GCV's
@@ -305,8 +305,10 @@
 #'   also when `n` is at most D plus `block_size`), on [chunked()] data too
 #'   (one more read after the statistics pass);
 #'   otherwise each pass computes them again, reading the chunks (as
-#'   futures under a plan), several times slower (`bench/results/logistic.md`). `options(kitchen.logistic_kept_entries = n)`
-#'   sets that limit (in numbers, 8 bytes each). CV folds of chunked data are whole chunks.
+#'   futures under a plan), several times slower
+#'   (`bench/results/logistic.md`).
+#'   `options(kitchen.logistic_kept_entries = n)` sets that limit (in
+#'   numbers, 8 bytes each). CV folds of chunked data are whole chunks.
 #'   For [rbin()] maps (in memory or chunked), whose
 #'   `Z'WZ` is never formed, the objective is minimised by Newton's method
 #'   instead: each step solves its system matrix-free by conjugate

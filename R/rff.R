@@ -135,9 +135,9 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #'   Linux, much of the time can go to page faults: when R's garbage
 #'   collector frees the earlier results, glibc returns the top of the heap
 #'   to the system, and each new result of tens of kilobytes or more (8 KB
-#'   per row at 1024 features) lands on fresh pages. Starting R with the environment variable
-#'   `MALLOC_TRIM_THRESHOLD_=268435456` (glibc's own setting, for the whole R
-#'   process) keeps that memory; `bench/results/latency.md` in kitchen's
+#'   per row at 1024 features) lands on fresh pages. Starting R with the
+#'   environment variable `MALLOC_TRIM_THRESHOLD_=268435456` (glibc's own
+#'   setting, for the whole R process) keeps that memory; `bench/results/latency.md` in kitchen's
 #'   source repository measures both ways.
 #' @export
 #' @examples
