@@ -33,7 +33,9 @@ bool holds(SEXP holder, SEXP projection, SEXP center, SEXP phase) {
 
 std::shared_ptr<const rff_derived> cached_rff_derived(SEXP projection, SEXP center, SEXP phase) {
   const std::size_t d = Rf_nrows(projection), m = Rf_ncols(projection);
-  if (d * m > rff_cache_max_entries) return nullptr;
+  // The bound counts the copy as stored, its rows padded (at m = 1, 8 times P).
+  const std::size_t ld = kitchen::gemm_transposed_stride(m);
+  if (d * ld > rff_cache_max_entries) return nullptr;
   std::list<cache_entry>& entries = cache();
   for (auto it = entries.begin(); it != entries.end(); ++it) {
     if (holds(it->holder, projection, center, phase)) {
@@ -49,7 +51,6 @@ std::shared_ptr<const rff_derived> cached_rff_derived(SEXP projection, SEXP cent
   for (std::size_t k = 0; k < m; ++k) {
     if (!std::isfinite(derived->offset[k])) return nullptr;  // reported by the caller
   }
-  const std::size_t ld = kitchen::gemm_transposed_stride(m);
   derived->transposed.resize(d * ld);  // the padding past column m stays 0
   for (std::size_t j = 0; j < m; ++j) {
     for (std::size_t k = 0; k < d; ++k) derived->transposed[k * ld + j] = p[k + j * d];

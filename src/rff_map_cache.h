@@ -7,8 +7,8 @@
 // unchanged): as for rbin's bin tables (rbin_index_cache.h), the cache holds
 // the R vectors themselves (projection, center, phases; preserved, so their
 // addresses are never reused, and R copies them before any change) with
-// what was computed from them. Only maps of at most rff_cache_max_entries
-// numbers are cached. Called on R's main thread only.
+// what was computed from them. Only maps whose padded copy of P holds at
+// most rff_cache_max_entries numbers are cached. Called on R's main thread only.
 #pragma once
 
 #include <Rinternals.h>
@@ -19,7 +19,8 @@
 
 namespace kitchen_glue {
 
-// Largest projection (d x m doubles) that is cached: 32 MB, with its copy.
+// Largest copy of P transposed (d x its padded row stride, doubles) that is
+// cached: 32 MB, and at most as much for P itself.
 const std::size_t rff_cache_max_entries = std::size_t(1) << 22;
 
 struct rff_derived {
