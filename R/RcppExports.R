@@ -9,6 +9,10 @@ env_value_cpp <- function(name, unset) {
     .Call(`_kitchen_env_value_cpp`, name, unset)
 }
 
+backend_settings_cpp <- function(n_threads, available, blas_optimised) {
+    .Call(`_kitchen_backend_settings_cpp`, n_threads, available, blas_optimised)
+}
+
 binned_logistic_cg_cpp <- function(cols, prob, w, c_plus, precondition, b, start, lambda2, value, tol, max_iter, n_threads) {
     .Call(`_kitchen_binned_logistic_cg_cpp`, cols, prob, w, c_plus, precondition, b, start, lambda2, value, tol, max_iter, n_threads)
 }

@@ -52,7 +52,7 @@ ard_settings <- list(n_rows = 4000, row_fraction = 1 / 32, max_rows = 16000,
 # held-out rows (otherwise `map` unchanged), with a report of the search.
 # x: training data (checked), y: the n x k response matrix, weights: NULL
 # or n non-negative numbers.
-ard_map <- function(map, x, y, weights, n_threads, call = rlang::caller_env()) {
+ard_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
   x <- map_input(map, x, arg = "x", call = call)
   if (nrow(x) < 20) {
     abort_arg("{.code sigma = \"ard\"} needs at least 20 training rows to learn bandwidths from, not {nrow(x)}.",
@@ -68,13 +68,13 @@ ard_map <- function(map, x, y, weights, n_threads, call = rlang::caller_env()) {
   w0 <- spectral_sample(map$kernel, ncol(x), ard_settings$n_frequencies)
   # Fresh rows: n_check of the subsample's, at random (its rows are sorted).
   search_rows <- if (fresh) sample(rep(c(TRUE, FALSE), c(nrow(data$x) - n_check, n_check)))
-  check <- ard_check(data, search_rows, map$kernel, w0, n_threads)
+  check <- ard_check(data, search_rows, map$kernel, w0, backend)
   search <- if (check$kept) {
-    check$search %||% ard_search(data, map$kernel, w0, ard_settings$max_iter, n_threads)
+    check$search %||% ard_search(data, map$kernel, w0, ard_settings$max_iter, backend)
   }
   pruned <- integer()
   if (check$kept && !is.null(check$search)) {
-    search <- ard_prune(search, check$train, check$held_out, w0, n_threads)
+    search <- ard_prune(search, check$train, check$held_out, w0, backend)
     pruned <- search$pruned
   }
   report <- list(kept = check$kept, check = check$errors, check_rows = if (fresh) n_check else nrow(data$x),
@@ -82,7 +82,7 @@ ard_map <- function(map, x, y, weights, n_threads, call = rlang::caller_env()) {
                  iterations = check$iterations + if (is.null(check$search)) search$iterations %||% 0L else 0L,
                  converged = search$converged %||% NA, rows = nrow(data$x) - n_check,
                  pruned = pruned)
-  if (check$kept) map <- with_bandwidths(map, search$sigma, x, n_threads, call = call)
+  if (check$kept) map <- with_bandwidths(map, search$sigma, x, backend, call = call)
   list(map = map, report = c(report, list(time = proc.time()[["elapsed"]] - started)))
 }
 
@@ -95,7 +95,7 @@ ard_map <- function(map, x, y, weights, n_threads, call = rlang::caller_env()) {
 # Returns kept, the mean held-out errors, the objective evaluations spent,
 # and the search to keep (NULL when the bandwidths are still to be learned
 # on all of `data`).
-ard_check <- function(data, search_rows, kernel, w0, n_threads) {
+ard_check <- function(data, search_rows, kernel, w0, backend) {
   parts <- if (is.null(search_rows)) {
     part <- sample(rep(1:2, length.out = nrow(data$x)))
     list(part == 1, part == 2)
@@ -105,18 +105,18 @@ ard_check <- function(data, search_rows, kernel, w0, n_threads) {
   iterations <- 0L
   for (inside in parts) {
     train <- ard_rows(data, inside)
-    search <- ard_search(train, kernel, w0, ard_settings$max_iter, n_threads)
+    search <- ard_search(train, kernel, w0, ard_settings$max_iter, backend)
     iterations <- iterations + search$iterations
-    problem <- list(data = train, w0 = w0, n_threads = n_threads)
+    problem <- list(data = train, w0 = w0, backend = backend)
     log_sigma <- rep_len(log(kernel$sigma), ncol(data$x))
     # A grid as fine as the search's continuous lambda, for a fair match.
     log_lambdas <- seq(-14, 4, by = 0.5)
     scores <- tryCatch(isotropic_scores(problem, log_sigma, log_lambdas), error = function(e) Inf)
     log_lambda <- log_lambdas[best_candidate(scores)]
     held_out <- ard_rows(data, !inside)
-    ard <- held_out_losses(c(log(search$sigma), search$log_lambda), train, held_out, w0, n_threads)
+    ard <- held_out_losses(c(log(search$sigma), search$log_lambda), train, held_out, w0, backend)
     isotropic <- if (any(is.finite(scores))) {
-      held_out_losses(c(log_sigma, log_lambda), train, held_out, w0, n_threads)
+      held_out_losses(c(log_sigma, log_lambda), train, held_out, w0, backend)
     } else rep(Inf, length(ard))
     errors <- errors + c(ard = mean(ard), isotropic = mean(isotropic))
     gain <- c(gain, isotropic - ard)
@@ -138,10 +138,10 @@ ard_check <- function(data, search_rows, kernel, w0, n_threads) {
 # bandwidths, by the mean held-out loss; the ones whose removal does not
 # raise it are then tried together, and pruned if that passes the same
 # rule.
-ard_prune <- function(search, train, held_out, w0, n_threads) {
+ard_prune <- function(search, train, held_out, w0, backend) {
   d <- length(search$sigma)
   theta <- c(log(search$sigma), search$log_lambda)
-  full <- held_out_losses(theta, train, held_out, w0, n_threads)
+  full <- held_out_losses(theta, train, held_out, w0, backend)
   not_worse <- function(losses) {
     gain <- full - losses
     all(is.finite(losses)) && mean(gain) >= 0
@@ -149,10 +149,10 @@ ard_prune <- function(search, train, held_out, w0, n_threads) {
   without <- function(columns) replace(theta, columns, search$log_upper[columns])
   candidates <- which(theta[seq_len(d)] < search$log_upper - 1e-8)
   candidates <- candidates[vapply(candidates, function(j) {
-    not_worse(held_out_losses(without(j), train, held_out, w0, n_threads))
+    not_worse(held_out_losses(without(j), train, held_out, w0, backend))
   }, TRUE)]
   if (length(candidates) > 1 &&
-      !not_worse(held_out_losses(without(candidates), train, held_out, w0, n_threads))) {
+      !not_worse(held_out_losses(without(candidates), train, held_out, w0, backend))) {
     candidates <- integer()
   }
   search$sigma[candidates] <- exp(search$log_upper[candidates])
@@ -170,19 +170,19 @@ ard_rows <- function(data, rows) {
 # of `held_out` of ridge regression fitted on all rows of `train`, on the
 # features of w0 at the log-bandwidths and log(lambda / n) in theta: the
 # mean of held_out_losses(), each row's share (Inf if the solve failed).
-held_out_error <- function(theta, train, held_out, w0, n_threads) {
-  mean(held_out_losses(theta, train, held_out, w0, n_threads))
+held_out_error <- function(theta, train, held_out, w0, backend) {
+  mean(held_out_losses(theta, train, held_out, w0, backend))
 }
 
-held_out_losses <- function(theta, train, held_out, w0, n_threads) {
+held_out_losses <- function(theta, train, held_out, w0, backend) {
   d <- ncol(train$x)
   x <- rbind(train$x, held_out$x)
   z <- rff_features_cpp(x, w0 * exp(-theta[seq_len(d)]), rep(0, d), NULL, "cos_sin",
-                        products_on_blas(), n_threads, resolve_simd())
+                        backend$blas, backend$n_threads, backend$simd)
   y <- rbind(train$y, held_out$y)
   is_train <- seq_len(nrow(x)) <= nrow(train$x)
   s <- ridge_split(list(y = y, w = c(train$w, held_out$w)), z, is_train)
-  gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gram.R
+  gram <- gram_of(s$za * sqrt(s$wa), backend)  # R/gram.R
   diag(gram) <- diag(gram) + exp(theta[d + 1]) * nrow(train$x)
   chol_gram <- tryCatch(chol(gram), error = function(e) NULL)
   if (is.null(chol_gram) || !all(is.finite(z))) return(rep(Inf, nrow(held_out$x)))
@@ -218,7 +218,7 @@ with_stream_restored <- function(code) {
 
 # Chunked data: the search runs on the first chunks, read until they hold
 # the subsample's rows (each chunk checked as in the fit).
-ard_map_chunked <- function(map, data, n_threads, call = rlang::caller_env()) {
+ard_map_chunked <- function(map, data, backend, call = rlang::caller_env()) {
   xs <- list()
   ys <- list()
   ws <- list()
@@ -240,7 +240,7 @@ ard_map_chunked <- function(map, data, n_threads, call = rlang::caller_env()) {
   y <- if (is.factor(ys[[1]])) unlist(ys) else do.call(rbind, lapply(ys, as.matrix))
   y <- with_chunk(data, 1, "holds bad data", call = call, krr_response(y, rows)$y)
   # in the units the search sees in memory (R/response_scale.R)
-  ard_map(map, do.call(rbind, xs), y / response_scale(y), unlist(ws), n_threads, call = call)
+  ard_map(map, do.call(rbind, xs), y / response_scale(y), unlist(ws), backend, call = call)
 }
 
 # Up to n_rows random rows, rescaled as the map rescales them, with their
@@ -257,10 +257,10 @@ ard_subsample <- function(map, x, y, weights, n_rows) {
 # Starts from the best isotropic bandwidth (the map's times 2^-2 .. 2^2) and
 # lambda on a small grid, then descends on all the log-bandwidths at once.
 # w0: the d x m frequencies at bandwidth 1.
-ard_search <- function(data, kernel, w0, max_iter, n_threads) {
+ard_search <- function(data, kernel, w0, max_iter, backend) {
   d <- ncol(data$x)
   base <- rep_len(log(kernel$sigma), d)
-  problem <- list(data = data, w0 = w0, n_threads = n_threads)
+  problem <- list(data = data, w0 = w0, backend = backend)
   score <- function(theta) ard_objective(theta, problem, gradient = FALSE)$value
   factors <- log(2) * (-2:2)
   factor <- factors[best_candidate(vapply(factors, function(f) score(c(base + f, -4)), 0))]
@@ -299,8 +299,8 @@ ard_objective <- function(theta, problem, gradient = TRUE) {
   w <- problem$w0 * exp(-u)      # row j divided by s_j
   m <- ncol(w)
   # [cos(x w), sin(x w)] / sqrt(m) on kitchen's SIMD kernels.
-  z <- rff_features_cpp(data$x, w, rep(0, d), NULL, "cos_sin", products_on_blas(),
-                        problem$n_threads, resolve_simd())
+  z <- rff_features_cpp(data$x, w, rep(0, d), NULL, "cos_sin", problem$backend$blas,
+                        problem$backend$n_threads, problem$backend$simd)
   scale_y <- sum(apply(data$y, 2, stats::var)) + 1e-300
   value <- 0
   grad_u <- numeric(d)
@@ -314,7 +314,7 @@ ard_objective <- function(theta, problem, gradient = TRUE) {
     za <- s$za
     zb <- s$zb
     lambda <- exp(theta[d + 1]) * sum(a)
-    gram <- gram_of(za * sqrt(wa), problem$n_threads)
+    gram <- gram_of(za * sqrt(wa), problem$backend)
     diag(gram) <- diag(gram) + lambda
     chol_gram <- chol(gram)
     solve_gram <- function(v) backsolve(chol_gram, forwardsolve(t(chol_gram), v))
@@ -352,7 +352,7 @@ feature_derivative_weights <- function(z, p, v) {
 # `map` with per-column bandwidths `sigma` (in its rescaled units), its
 # random draws kept: rff frequencies and rbin pitches are rescaled (and the
 # occupied bins found again on x); fastfood applies sigma itself.
-with_bandwidths <- function(map, sigma, x, n_threads, call = rlang::caller_env()) {
+with_bandwidths <- function(map, sigma, x, backend, call = rlang::caller_env()) {
   ratio <- map$kernel$sigma / sigma
   if (inherits(map, "kitchen_nystrom")) {
     return(nystrom_with_bandwidth(map, sigma))
@@ -362,8 +362,8 @@ with_bandwidths <- function(map, sigma, x, n_threads, call = rlang::caller_env()
     map$pitch <- map$pitch / ratio
     map$shift <- map$shift / ratio
     if (is.null(map$n_buckets)) {
-      built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, n_threads,
-                              resolve_simd())
+      built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, backend$n_threads,
+                              backend$simd)
       check_column_count(sum(as.numeric(built$n_bins)), "The number of occupied bins", call = call)
       map$keys <- built$keys
       map$n_bins <- built$n_bins

@@ -12,17 +12,17 @@
 # fold (i - 1) %% 5 + 1 (one more pass over the data; no random numbers
 # drawn, so that a fit leaves the RNG state as before).
 class_calibration <- function(map, x, coded, weights, stats, folds, lambda, block_size,
-                              n_threads) {
+                              backend) {
   if (is_dual_statistics(stats)) {
-    return(dual_class_calibration(stats, coded, weights, folds, lambda, n_threads))  # R/krr_dual.R
+    return(dual_class_calibration(stats, coded, weights, folds, lambda, backend))  # R/krr_dual.R
   }
   if (is.null(folds) || is.null(stats$folds)) {
     folds <- (seq_len(nrow(x)) - 1L) %% min(5L, nrow(x)) + 1L
-    stats <- krr_statistics(map, x, coded, block_size, n_threads, FALSE, folds, weights)
+    stats <- krr_statistics(map, x, coded, block_size, backend, FALSE, folds, weights)
   }
   constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
   fold_fits <- lapply(stats$folds, function(held_out) {
-    fold_ridge_fit(stats, held_out, lambda, n_threads, constant)
+    fold_ridge_fit(stats, held_out, lambda, backend, constant)
   })
   # Fold by fold, so that each block of features is scored by one fit
   # (splitting every block's features by fold copied them: the whole fit
@@ -32,13 +32,13 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
     mine <- which(folds == k)
     for (start in seq(1, by = block_size, length.out = ceiling(length(mine) / block_size))) {
       rows <- mine[start:min(length(mine), start + block_size - 1)]
-      z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+      z <- map_features(map, x[rows, , drop = FALSE], backend)  # rows checked
       scores[rows, ] <- z %*% fold_fits[[k]]$coefficients +
         rep(fold_fits[[k]]$intercept, each = length(rows))
     }
   }
   fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
-                  weights %||% rep(1, nrow(x)), n_threads)
+                  weights %||% rep(1, nrow(x)), backend)
 }
 
 # The ridge fit at `lambda` of the rows outside the CV fold `held_out`: its
@@ -48,13 +48,13 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
 # the fold's training statistics, as before, when the features are constant
 # (an intercept-only fit) or the matrix is not positive definite (it names
 # lambda).
-fold_ridge_fit <- function(stats, held_out, lambda, n_threads, constant) {
+fold_ridge_fit <- function(stats, held_out, lambda, backend, constant) {
   train <- fold_training_moments(stats, held_out)  # R/krr_cv.R
   w <- if (!constant) {
     ridge_fold_solve_cpp(stats$gram, held_out$gram, train$zbar, train$n, train$zy, lambda,
-                         n_threads)
+                         backend$n_threads)
   }
-  if (is.null(w)) return(krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, n_threads))
+  if (is.null(w)) return(krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, backend))
   list(coefficients = w, intercept = drop(train$ybar - crossprod(w, train$zbar)))
 }
 
@@ -69,7 +69,7 @@ calibration_inputs <- function(scores) {
 # by Newton's method with step halving, with a small ridge penalty on the
 # slopes (1e-3 * ||B||^2, so that separable classes give finite
 # coefficients). Small: (1 + p) x (K - 1) parameters.
-fit_calibration <- function(inputs, labels, weights, n_threads, penalty = 1e-3, max_iter = 100) {
+fit_calibration <- function(inputs, labels, weights, backend, penalty = 1e-3, max_iter = 100) {
   k <- max(labels, 2L)
   design <- cbind(1, inputs)
   d <- ncol(design)
@@ -87,7 +87,7 @@ fit_calibration <- function(inputs, labels, weights, n_threads, penalty = 1e-3, 
   for (iteration in seq_len(max_iter)) {
     p <- softmax_rows(links_of(theta))
     gradient <- c(crossprod(design, weights * (p - onehot)[, -1, drop = FALSE])) + 2 * ridge * theta
-    hessian <- calibration_hessian(design, p[, -1, drop = FALSE], weights, n_threads)
+    hessian <- calibration_hessian(design, p[, -1, drop = FALSE], weights, backend)
     hessian <- hessian + diag(2 * ridge + 1e-12, length(theta))
     step <- solve(hessian, gradient)
     t <- 1
@@ -111,7 +111,7 @@ fit_calibration <- function(inputs, labels, weights, n_threads, penalty = 1e-3, 
 # sqrt(w_i) q_i (x) x_i. M'M in one product on kitchen's SIMD kernels, by
 # blocks of rows: with 26 classes the (K - 1)^2 products of X' diag() X
 # this replaces took most of a 16,000-row fit.
-calibration_hessian <- function(design, q, weights, n_threads, block_size = 4096L) {
+calibration_hessian <- function(design, q, weights, backend, block_size = 4096L) {
   d <- ncol(design)
   size <- d * ncol(q)
   outer_products <- matrix(0, size, size)
@@ -120,8 +120,8 @@ calibration_hessian <- function(design, q, weights, n_threads, block_size = 4096
     rows <- start:min(nrow(design), start + block_size - 1L)
     m <- (root_w[rows] * q[rows, rep(seq_len(ncol(q)), each = d), drop = FALSE]) *
       design[rows, rep(seq_len(d), ncol(q)), drop = FALSE]
-    outer_products <- gram_update_cpp(outer_products, m, products_on_blas(), n_threads,
-                                      resolve_simd())
+    outer_products <- gram_update_cpp(outer_products, m, backend$blas, backend$n_threads,
+                                      backend$simd)
   }
   hessian <- -gram_symmetrize_cpp(outer_products)
   for (a in seq_len(ncol(q))) {

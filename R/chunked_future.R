@@ -7,8 +7,10 @@
 
 # Whether chunks go to futures: "none" never, "future" always (even under
 # plan(sequential): the same mechanics, in-process), "auto" when a plan
-# other than sequential is set.
-chunk_engine <- function(parallel, n_threads, call = rlang::caller_env()) {
+# other than sequential is set. `backend`: the calling process's
+# (backend_settings() of n_threads); its SIMD, BLAS and LAPACK choices go
+# with every task, in this process or to the workers.
+chunk_engine <- function(parallel, n_threads, backend, call = rlang::caller_env()) {
   parallel <- match_choice(parallel, c("auto", "future", "none"), call = call)
   use_future <- switch(parallel,
     none = FALSE,
@@ -21,14 +23,20 @@ chunk_engine <- function(parallel, n_threads, call = rlang::caller_env()) {
       }
       TRUE
     })
-  if (!use_future) return(list(future = FALSE, n_threads = resolve_threads(n_threads, call = call)))
-  if (!is.null(n_threads)) check_count(n_threads, call = call)
+  if (!use_future) return(list(future = FALSE, backend = backend))
   workers <- future::nbrOfWorkers()
   # Several workers usually share a machine: one thread each unless asked.
-  # NULL lets a lone worker use its own default (resolved where it runs).
-  list(future = TRUE,
-       n_threads = if (!is.null(n_threads)) n_threads else if (workers > 1) 1L,
+  # NULL lets a lone worker use its own default (task_backend()).
+  backend["n_threads"] <- list(if (!is.null(n_threads)) n_threads else if (workers > 1) 1L)
+  list(future = TRUE, backend = backend,
        window = if (is.finite(workers)) max(1L, as.integer(workers)) else 16L)
+}
+
+# A chunk task's backend: its engine's, with the threads resolved where the
+# task runs (a worker's own default when the engine left them NULL).
+task_backend <- function(backend) {
+  backend$n_threads <- resolve_threads(backend$n_threads)
+  backend
 }
 
 # No plan set is the same as plan(sequential). future's namespace is only
@@ -75,7 +83,7 @@ raise_chunk_error <- function(data, i, out, call) {
 for_each_chunk_task <- function(data, task, args, consume, engine, verbose, call,
                                 label = "Reading chunks") {
   if (verbose) cli::cli_progress_bar(label, total = n_chunks(data), clear = TRUE)
-  args["n_threads"] <- list(engine$n_threads)  # NULL kept: the worker's default
+  args$backend <- engine$backend
   fetch <- if (engine$future) future_fetcher(data, task, args, engine$window) else
     function(i) run_chunk_task(data, i, get(task, mode = "function"), args)
   on.exit(if (!is.null(attr(fetch, "drain"))) attr(fetch, "drain")())

@@ -16,13 +16,13 @@ default_bandwidth_grid <- list(factors = 2^(-3:3), log_lambdas = c(-10, -8, -6, 
 # `map` (built from x with the median heuristic) with the chosen bandwidth,
 # its random draws kept; unchanged below 20 rows (halves too small to score).
 # y: the n x k response matrix, weights: NULL or n non-negative numbers.
-default_bandwidth_map <- function(map, x, y, weights, n_threads, call = rlang::caller_env()) {
+default_bandwidth_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
   x <- map_input(map, x, arg = "x", call = call)
   if (nrow(x) < 20) return(map)
   n_rows <- min(ard_settings$n_rows, max(500, floor(2e7 / ncol(x))))
   problem <- list(data = ard_subsample(map, x, y, weights, n_rows),
                   w0 = spectral_sample(map$kernel, ncol(x), ard_settings$n_frequencies),
-                  n_threads = n_threads)
+                  backend = backend)
   factors <- default_bandwidth_grid$factors
   # Rows: factors; columns: lambdas. Features that are not finite score as
   # unusable (isotropic_scores() refuses them).
@@ -33,7 +33,7 @@ default_bandwidth_map <- function(map, x, y, weights, n_threads, call = rlang::c
   }, numeric(length(default_bandwidth_grid$log_lambdas))))
   if (!any(is.finite(scores))) return(map)
   best <- arrayInd(best_candidate(scores), dim(scores))[1]
-  with_bandwidths(map, map$kernel$sigma * factors[best], x, n_threads, call = call)
+  with_bandwidths(map, map$kernel$sigma * factors[best], x, backend, call = call)
 }
 
 # ard_objective()'s value at one bandwidth for all columns (log_sigma) and
@@ -44,7 +44,8 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
   data <- problem$data
   d <- ncol(data$x)
   z <- rff_features_cpp(data$x, problem$w0 * exp(-log_sigma), rep(0, d), NULL, "cos_sin",
-                        products_on_blas(), problem$n_threads, resolve_simd())
+                        problem$backend$blas, problem$backend$n_threads,
+                        problem$backend$simd)
   scale_y <- sum(apply(data$y, 2, stats::var)) + 1e-300
   values <- numeric(length(log_lambdas))
   for (fold in 1:2) {
@@ -52,7 +53,7 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
     s <- ridge_split(data, z, a)  # R/ard.R
     penalties <- exp(log_lambdas) * sum(a)
     predictions <- if (2 * sum(a) <= ncol(z)) dual_half_ridge(s, penalties) else
-      primal_half_ridge(s, penalties, problem$n_threads)
+      primal_half_ridge(s, penalties, problem$backend)
     norm <- 2 * sum(s$wb) * scale_y
     for (l in seq_along(log_lambdas)) {
       residual <- predictions[[l]] - s$yb
@@ -67,11 +68,11 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
 # (D x D), reduced once to tridiagonal form for all penalties on kitchen's
 # threaded kernels (14 of them at D = 256: 0.1 s, against 0.5 s for R's
 # eigen() on the reference BLAS) ...
-primal_half_ridge <- function(s, penalties, n_threads) {
-  gram <- gram_of(s$za * sqrt(s$wa), n_threads)  # R/gram.R
+primal_half_ridge <- function(s, penalties, backend) {
+  gram <- gram_of(s$za * sqrt(s$wa), backend)  # R/gram.R
   if (!all(is.finite(gram))) stop("The features are not finite.")  # as eigen() refused them
   w <- ridge_path_coefficients_cpp(gram, crossprod(s$za, s$ya * s$wa), penalties,
-                                   tridiagonal_on_lapack(), n_threads, resolve_simd())
+                                   backend$lapack, backend$n_threads, backend$simd)
   k <- ncol(s$ya)
   lapply(seq_along(penalties), function(l) s$zb %*% w[, (l - 1) * k + seq_len(k), drop = FALSE])
 }

@@ -177,12 +177,12 @@ radial_sample <- function(kernel, p, m) {
 predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)
-  fastfood_features(object, newdata, resolve_threads(n_threads))
+  fastfood_features(object, newdata, backend_settings(n_threads))
 }
 
 # Features of checked data (map_input()).
-fastfood_features <- function(map, x, n_threads, call = rlang::caller_env()) {
-  out <- fastfood_apply(map, x, n_threads, call = call)
+fastfood_features <- function(map, x, backend, call = rlang::caller_env()) {
+  out <- fastfood_apply(map, x, backend, call = call)
   rownames(out) <- rownames(x)
   out
 }
@@ -210,7 +210,7 @@ as.matrix.kitchen_fastfood <- function(x, ...) {
   validate_map(x, deep = TRUE)
   d <- x$d
   # Row j of the projections of the identity is e_j V' = column j of V.
-  w <- fastfood_apply(x, diag(1, d), resolve_threads(NULL), project_only = TRUE,
+  w <- fastfood_apply(x, diag(1, d), backend_settings(), project_only = TRUE,
                       center = rep(0, d), scale = rep(1, d), arg = "x")
   rownames(w) <- x$col_names
   w
@@ -219,14 +219,14 @@ as.matrix.kitchen_fastfood <- function(x, ...) {
 # Hands the map and checked data to the C++ core, which checks the map's
 # fields (types, sizes, ranges) again itself, so that it never reads out of
 # bounds even for a map validate_map() has not seen.
-fastfood_apply <- function(map, x, n_threads, project_only = FALSE,
+fastfood_apply <- function(map, x, backend, project_only = FALSE,
                            center = map$center, scale = map$scale,
                            arg = "object", call = rlang::caller_env()) {
   sparse <- inherits(x, "dgCMatrix")
   # The core reads one row at a time: a dgCMatrix goes over by rows.
   if (sparse) x <- Matrix::t(x)
-  out <- fastfood_features_cpp(x, sparse, map, center, scale, project_only, n_threads,
-                               resolve_simd())
+  out <- fastfood_features_cpp(x, sparse, map, center, scale, project_only, backend$n_threads,
+                               backend$simd)
   if (is.character(out)) abort_invalid_map(arg, "kitchen_fastfood", out, call = call)
   out
 }

@@ -3,12 +3,6 @@
 # buffers kept across blocks and chunks (src/fit_blocks.cpp); the response's
 # own sums stay here.
 
-# The backends of a fit, resolved once per pass rather than per block:
-# threads, the SIMD cap, and whether dense products go to R's BLAS.
-fit_settings <- function(n_threads, call = rlang::caller_env()) {
-  list(n_threads = n_threads, simd = resolve_simd(call), blas = products_on_blas(call))
-}
-
 # Keeps the block loop's buffers until the calling function exits (nested
 # holders share them; the last one out frees them).
 hold_fit_workspace <- function(frame = parent.frame()) {
@@ -17,11 +11,13 @@ hold_fit_workspace <- function(frame = parent.frame()) {
 }
 
 # A pass over rows for a checked map, with k response columns and n_sets
-# sets of sums (one per fold, or one).
-fit_pass <- function(map, k, n_sets, settings, call = rlang::caller_env()) {
-  pass <- fit_pass_cpp(map, as.integer(k), as.integer(n_sets), settings)
+# sets of sums (one per fold, or one), on the call's backend
+# (backend_settings(): the C++ side reads its threads, SIMD cap and BLAS
+# choice).
+fit_pass <- function(map, k, n_sets, backend, call = rlang::caller_env()) {
+  pass <- fit_pass_cpp(map, as.integer(k), as.integer(n_sets), backend)
   if (is.character(pass)) abort_invalid_map("features", class(map)[1], pass, call = call)
-  attr(pass, "n_threads") <- settings$n_threads  # for maps whose features R makes
+  attr(pass, "backend") <- backend  # for maps whose features R makes
   pass
 }
 
@@ -33,8 +29,8 @@ fit_block <- function(pass, map, x, rows, y, w, set, call = rlang::caller_env())
   if (!is.null(root)) y <- root * y
   rows <- as.integer(rows)
   if (inherits(map, "kitchen_nystrom")) {
-    # Kernel values times K_CC^(-1/2): the features from predict(), summed in C++.
-    x <- predict(map, x[rows, , drop = FALSE], n_threads = attr(pass, "n_threads"))
+    # Kernel values times K_CC^(-1/2): the features made in R, summed in C++.
+    x <- nystrom_features(map, x[rows, , drop = FALSE], attr(pass, "backend"))
     rows <- seq_len(nrow(x))
   } else if (inherits(x, "dgCMatrix")) {
     if (!identical(rows, seq_len(nrow(x)))) x <- x[rows, , drop = FALSE]

@@ -413,7 +413,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   if (!is.null(tol)) check_positive(tol)
   check_count(max_iter)
   solver <- match_choice(solver, krr_solvers)
-  n_threads <- resolve_threads(n_threads)
+  backend <- backend_settings(n_threads)  # resolved once, passed down
   map_args <- map_seed_drawn(features, list(...))
   map <- do.call(krr_features, c(list(features, x), map_args))
   if (solver == "falkon") check_falkon_fit(map, lambda, sigma, loss)  # R/krr_falkon.R
@@ -422,13 +422,13 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     # The map's seed also drives the search: the stream is left alone.
     # With "ard", this is the isotropic bandwidth that per-column ones must beat.
     map <- with_seed(map_args$seed,
-                     default_bandwidth_map(map, x, response$y, weights, n_threads))  # R/default_bandwidth.R
+                     default_bandwidth_map(map, x, response$y, weights, backend))  # R/default_bandwidth.R
   }
   binned <- inherits(map, "kitchen_rbin")
   tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
   ard_scale <- FALSE
   if (identical(sigma, "ard")) {
-    ard <- with_stream_restored(ard_map(map, x, response$y, weights, n_threads))  # R/ard.R
+    ard <- with_stream_restored(ard_map(map, x, response$y, weights, backend))  # R/ard.R
     map <- ard$map
     sigma <- NULL
     # Binning: the dense proxy learns how the columns' bandwidths compare,
@@ -455,26 +455,26 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   if (logistic && binned) {
     search <- binned_logistic_search(map, x, max.col(response$y, "first"), response$levels,
                                      if (identical(sigma, "auto")) "auto" else sigmas, lambda,
-                                     folds, weights, tol, max_iter, n_threads, verbose)  # R/krr_binned_logistic.R
+                                     folds, weights, tol, max_iter, backend, verbose)  # R/krr_binned_logistic.R
   } else if (logistic) {
     search <- logistic_search(map, sigmas, function(candidate) {
-      memory_logistic_source(candidate, x, response$y, weights, folds, block_size, n_threads)
+      memory_logistic_source(candidate, x, response$y, weights, folds, block_size, backend)
     }, response$levels, lambda, if (!is.null(folds)) max(folds), tol, max_iter, verbose)
   } else if (solver == "falkon") {
-    search <- falkon_search(map, x, response$y, weights, lambda, tol, max_iter, n_threads)
+    search <- falkon_search(map, x, response$y, weights, lambda, tol, max_iter, backend)
   } else if (binned) {
     search <- binned_bandwidth_search(map, x, response$y,
                                       if (identical(sigma, "auto") || ard_scale) "auto" else sigmas,
-                                      lambda, folds, tol, max_iter, n_threads, verbose, weights,
+                                      lambda, folds, tol, max_iter, backend, verbose, weights,
                                       classify = response$type == "class")  # R/krr_binned_search.R
   } else {
     # Far fewer rows than features: n x n algebra on the held features
     # (R/krr_dual.R), the same fit.
     dual <- dual_path_chosen(map, nrow(x), solver)
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
-      if (dual) return(dual_statistics(candidate, x, response$y, n_threads, folds, weights))
-      krr_statistics(candidate, x, response$y, block_size, n_threads, verbose, folds, weights)
-    }, n_threads)
+      if (dual) return(dual_statistics(candidate, x, response$y, backend, folds, weights))
+      krr_statistics(candidate, x, response$y, block_size, backend, verbose, folds, weights)
+    }, backend)
   }
   search <- unscale_search(search, y_scale)
   fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),
@@ -484,7 +484,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   fit$logistic <- search$solution$logistic
   fit$weights <- weights
   fit$fitted.values <- search$solution$fitted %||%
-    predict_rows(fit, x, n_threads, block_size, verbose, "Fitted values")
+    predict_rows(fit, x, backend, block_size, verbose, "Fitted values")
   if (logistic) {
     fit$fitted.values <- softmax_rows(fit$fitted.values)
     indicators <- (response$y + 1) / 2
@@ -495,7 +495,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     # For predict(type = "prob"): R/calibration.R.
     fit$calibration <- class_calibration(fit$map, map_input(fit$map, x, arg = "x"), response$y,
                                          weights, search$stats, folds, fit$lambda, block_size,
-                                         n_threads)
+                                         backend)
   }
   fit$y <- y
   fit

@@ -15,7 +15,7 @@
 # best is among the screen's best two (fold 1 alone, a fifth of the rows,
 # can misrank close candidates on small data). bench/bandwidth-search.R
 # compares both.
-krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
+krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend) {
   hold_fit_workspace()  # the block buffers serve every pass and chunk
   read <- 0
   run_pass <- function(s) {
@@ -26,11 +26,11 @@ krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
     list(map = candidate, stats = stats)
   }
   if (length(sigmas) > 1 && identical(lambda, "cv")) {
-    return(screened_bandwidth_search(sigmas, run_pass, n_threads, function() read))
+    return(screened_bandwidth_search(sigmas, run_pass, backend, function() read))
   }
   fits <- lapply(sigmas, function(s) {
     f <- run_pass(s)
-    f$solution <- krr_solve(f$stats, lambda, n_threads)
+    f$solution <- krr_solve(f$stats, lambda, backend)
     f
   })
   score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
@@ -43,12 +43,12 @@ krr_bandwidth_search <- function(map, sigmas, lambda, pass, n_threads) {
 # The fold-1 screen, then the full CV of the best `n_full` candidates.
 # Only their statistics are kept (with K = 5 folds, six D x D matrices
 # each: 0.8 GB at D = 4096). `read()`: seconds spent in passes.
-screened_bandwidth_search <- function(sigmas, run_pass, n_threads, read, n_full = 2L) {
+screened_bandwidth_search <- function(sigmas, run_pass, backend, read, n_full = 2L) {
   screened <- vector("list", length(sigmas))
   kept <- list()  # the best n_full so far, best first
   for (i in seq_along(sigmas)) {
     f <- run_pass(sigmas[[i]])
-    f$screen <- screen_fold_path(f$stats, n_threads)
+    f$screen <- screen_fold_path(f$stats, backend)
     f$index <- i
     screened[[i]] <- list(map = f$map, solution = list(path = f$screen$path,
                                                        lambda = f$screen$lambda))
@@ -63,13 +63,13 @@ screened_bandwidth_search <- function(sigmas, run_pass, n_threads, read, n_full 
   kept <- kept[order(vapply(kept, `[[`, 0L, "index"))]
   cv <- lapply(kept, function(k) {
     if (is.null(k$screen$sse)) return(NULL)  # constant features: krr_solve() handles them
-    cv_path(k$stats, k$screen$path$lambda, n_threads, screened = k$screen$sse)
+    cv_path(k$stats, k$screen$path$lambda, backend, screened = k$screen$sse)
   })
   full_scores <- vapply(cv, function(v) if (is.null(v)) Inf else min(v), 0)
   pick <- best_candidate(full_scores)
   if (length(pick) == 0) pick <- 1L  # every score NaN: krr_solve() says so
   best <- kept[[pick]]
-  solution <- krr_solve(best$stats, "cv", n_threads, cv = cv[[pick]])
+  solution <- krr_solve(best$stats, "cv", backend, cv = cv[[pick]])
   # sigma_path: every candidate's fold-1 curve and score (what screened
   # them); the chosen one's lambda is the full CV's.
   screened[[best$index]]$solution$lambda <- solution$lambda
@@ -81,7 +81,7 @@ screened_bandwidth_search <- function(sigmas, run_pass, n_threads, read, n_full 
 # to continue the CV from), its mean per unit weight as the path's `cv`
 # column, the best of them (score) and its lambda. Constant features (or
 # no finite error) score Inf.
-screen_fold_path <- function(stats, n_threads) {
+screen_fold_path <- function(stats, backend) {
   if (is_dual_statistics(stats)) return(dual_screen_fold_path(stats))  # R/krr_dual.R
   centred_diagonal <- centred_gram_diagonal(stats)
   if (features_constant(centred_diagonal, diag(stats$gram))) {
@@ -89,7 +89,7 @@ screen_fold_path <- function(stats, n_threads) {
                 path = data.frame(lambda = NA_real_, cv = Inf)))
   }
   lambdas <- default_lambdas(centred_diagonal, stats$rows)
-  sse <- fold_sse(stats, lambdas, n_threads, 1L)
+  sse <- fold_sse(stats, lambdas, backend, 1L)
   cv <- sse / stats$folds[[1]]$n
   best <- best_candidate(cv)
   list(sse = sse, score = if (length(best)) cv[best] else Inf,

@@ -13,7 +13,7 @@
 # `start` (or NULL) warm-starts the fold solves and `patience` stops the
 # path (binned_cv_path()): the bandwidth search continues from its screen.
 # `classify` (class codes) scores lambdas by misclassification.
-binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
+binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, backend, verbose,
                          weights = NULL, cols = NULL, top = NULL, start = NULL, patience = 2,
                          classify = FALSE, call = rlang::caller_env()) {
   if (is.numeric(lambda) && any(lambda <= 0)) {
@@ -23,10 +23,10 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, ver
   }
   weights <- weights %||% rep(1, nrow(y))
   began <- proc.time()[["elapsed"]]
-  if (is.null(cols)) cols <- rbin_columns(map, x, n_threads, arg = "x")  # else from the chunks
+  if (is.null(cols)) cols <- rbin_columns(map, x, backend, arg = "x")  # else from the chunks
   features_time <- proc.time()[["elapsed"]] - began
   value <- 1 / sqrt(map$n_grids)
-  ops <- binned_ops(cols, value, map$n_features, n_threads)
+  ops <- binned_ops(cols, value, map$n_features, backend)
   path <- NULL
   fold_start <- start
   start <- start %||% matrix(0, map$n_features, ncol(y))
@@ -72,17 +72,17 @@ default_tol <- function(binned_squares) if (binned_squares) 1e-5 else 1e-6
 # The products Z v and Z'u. The glue checks every column number it uses and
 # returns a string naming the problem instead of a product: only when the
 # map or `cols` were changed behind R's checks.
-binned_ops <- function(cols, value, n_features, n_threads, call = rlang::caller_env()) {
+binned_ops <- function(cols, value, n_features, backend, call = rlang::caller_env()) {
   checked <- function(out) {
     if (is.character(out)) abort_arg(c("The bin columns of the rows are malformed.", x = out), call = call)
     out
   }
   list(
-    times = function(v) checked(binned_times_cpp(cols, v, value, n_threads)),
-    cross = function(u) checked(binned_crossprod_cpp(cols, u, n_features, value, n_threads)),
+    times = function(v) checked(binned_times_cpp(cols, v, value, backend$n_threads)),
+    cross = function(u) checked(binned_crossprod_cpp(cols, u, n_features, value, backend$n_threads)),
     cg = function(rows, zbar, diagonal, b, start, lambda, tol, max_iter) {
       checked(binned_cg_cpp(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter,
-                            n_threads))
+                            backend$n_threads))
     })
 }
 

@@ -9,7 +9,7 @@
 # in memory. Chunk i goes to fold chunk_fold(i, n_folds), as for dense
 # maps. Bandwidth candidates would need the data again for each
 # candidate's bin table: the map's bandwidth is kept.
-binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter, n_threads,
+binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter, backend,
                                verbose, engine, call, loss = "squared") {
   if (!is.null(sigma)) {
     abort_arg(c("Choosing {.arg sigma} is not available for {.fn rbin} maps on chunked data.",
@@ -22,7 +22,6 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   }
   by_cv <- !(is.numeric(lambda) && length(lambda) == 1)
   if (identical(lambda, "gcv")) lambda <- "cv"  # binned fits have no GCV
-  n_threads <- resolve_threads(n_threads)
   started <- proc.time()[["elapsed"]]
   parts <- list()
   response <- NULL
@@ -63,9 +62,9 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   y_scale <- if (logistic) 1 else response_scale(y$y)
   solution <- if (logistic) {
     binned_logistic_ridge(map, cols, max.col(y$y, "first"), response$levels, weights, folds,
-                          lambda, tol, max_iter, n_threads, verbose, call = call)  # R/krr_binned_logistic.R
+                          lambda, tol, max_iter, backend, verbose, call = call)  # R/krr_binned_logistic.R
   } else {
-    binned_ridge(map, NULL, y$y / y_scale, lambda, folds, tol, max_iter, n_threads,
+    binned_ridge(map, NULL, y$y / y_scale, lambda, folds, tol, max_iter, backend,
                  verbose, if (has_weights) weights, cols = cols,
                  classify = identical(response$type, "class"))
   }
@@ -86,7 +85,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
 # returns the column of each row's bin per grid, its response coding,
 # weights and column names. `col_names` (chunk 1's, when known and needed)
 # orders the columns.
-binned_chunk <- function(chunk, i, map, col_names, n_threads) {
+binned_chunk <- function(chunk, i, map, col_names, backend) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
   x <- map_input(map, chunk$x, arg = "x")
   names <- colnames(x)
@@ -94,7 +93,7 @@ binned_chunk <- function(chunk, i, map, col_names, n_threads) {
   if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
   coded <- chunk_response(chunk$y, nrow(x))
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
-  list(cols = rbin_columns(map, x, resolve_threads(n_threads), arg = "x"), y = coded$y,
+  list(cols = rbin_columns(map, x, task_backend(backend), arg = "x"), y = coded$y,
        response = coded$state, weights = weights, col_names = names)
 }
 

@@ -18,14 +18,14 @@
 # 1..k; weights: n numbers; folds: NULL or the fold of each row;
 # use_folds: the folds scored (a bandwidth screen scores fold 1 only).
 binned_logistic_ridge <- function(map, cols, labels, levels, weights, folds, lambda, tol,
-                                   max_iter, n_threads, verbose, use_folds = NULL,
+                                   max_iter, backend, verbose, use_folds = NULL,
                                    call = rlang::caller_env()) {
   if (is.numeric(lambda) && any(lambda <= 0)) {
     abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
               call = call)
   }
   problem <- list(cols = cols, value = 1 / sqrt(map$n_grids), n_col = map$n_features,
-                  labels = labels, k = length(levels), n_threads = n_threads)
+                  labels = labels, k = length(levels), backend = backend)
   path <- NULL
   start <- NULL
   if (!is.null(folds)) {
@@ -179,7 +179,7 @@ binned_logistic_pass <- function(problem, state, free, w, lambda) {
 }
 
 binned_scores_checked <- function(problem, coefficients) {
-  out <- binned_scores_cpp(problem$cols, coefficients, problem$value, problem$n_threads)
+  out <- binned_scores_cpp(problem$cols, coefficients, problem$value, problem$backend$n_threads)
   if (is.character(out)) abort_arg(c("The bin columns of the rows are malformed.", x = out))
   out
 }
@@ -188,7 +188,7 @@ binned_scores_checked <- function(problem, coefficients) {
 binned_cross_columns <- function(problem, u) {
   vapply(seq_len(ncol(u)), function(j) {
     out <- binned_crossprod_cpp(problem$cols, u[, j], problem$n_col, problem$value,
-                                problem$n_threads)
+                                problem$backend$n_threads)
     if (is.character(out)) abort_arg(c("The bin columns of the rows are malformed.", x = out))
     out
   }, numeric(problem$n_col))
@@ -224,7 +224,7 @@ binned_newton_step <- function(problem, pass, onehot, w, free, lambda, delta, cg
   diagonal <- pmax(problem$value * s - sweep(s^2, 2, pmax(diag(c_matrix), 1e-300), "/"), 0) +
     2 * lambda
   solved <- binned_logistic_cg_cpp(problem$cols, p, w, c_plus, diagonal, rhs, delta, 2 * lambda,
-                                   problem$value, cg_tol, max_iter, problem$n_threads)
+                                   problem$value, cg_tol, max_iter, problem$backend$n_threads)
   if (is.character(solved)) abort_arg(c("The bin columns of the rows are malformed.", x = solved))
   if (!all(is.finite(solved$x))) return(NULL)
   d <- solved$x
@@ -252,28 +252,28 @@ pseudo_inverse <- function(m) {
 # again and its lambda path scored on fold 1 only; the best gets the full
 # K-fold CV and the final fit. `labels`: class numbers of the rows.
 binned_logistic_search <- function(map, x, labels, levels, sigmas, lambda, folds, weights, tol,
-                                   max_iter, n_threads, verbose) {
+                                   max_iter, backend, verbose) {
   weights <- weights %||% rep(1, length(labels))
   read <- 0
   columns_of <- function(candidate) {
     began <- proc.time()[["elapsed"]]
-    cols <- rbin_columns(candidate, x, n_threads, arg = "x")
+    cols <- rbin_columns(candidate, x, backend, arg = "x")
     read <<- read + proc.time()[["elapsed"]] - began
     cols
   }
   fit <- function(candidate) {
     binned_logistic_ridge(candidate, columns_of(candidate), labels, levels, weights, folds,
-                          lambda, tol, max_iter, n_threads, verbose)
+                          lambda, tol, max_iter, backend, verbose)
   }
   keep <- length(sigmas) == 1 && is.null(sigmas[[1]])
   if (keep || (is.null(folds) && !identical(sigmas, "auto") && length(sigmas) == 1)) {
-    chosen <- if (keep) map else rbin_with_bandwidth(map, x, sigmas[[1]], n_threads)
+    chosen <- if (keep) map else rbin_with_bandwidth(map, x, sigmas[[1]], backend)
     return(list(map = chosen, solution = fit(chosen), sigma_path = NULL, read = read))
   }
   screen <- function(s) {
-    candidate <- rbin_with_bandwidth(map, x, s, n_threads)
+    candidate <- rbin_with_bandwidth(map, x, s, backend)
     screened <- binned_logistic_ridge(candidate, columns_of(candidate), labels, levels, weights,
-                                      folds, lambda, tol, max_iter, n_threads, verbose,
+                                      folds, lambda, tol, max_iter, backend, verbose,
                                       use_folds = 1L)
     list(map = candidate, solution = screened[c("path", "lambda")], score = screened$score)
   }

@@ -15,10 +15,10 @@
 # decade above the best lambda of the previous candidate (relative to
 # n / n_features), not at the top of the grid. The cost is one path on one
 # fold per candidate, K - 1 fold solves per close lambda, and the fit.
-binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, n_threads,
+binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, backend,
                                     verbose, weights, classify = FALSE) {
   if (length(sigmas) == 1 && is.null(sigmas[[1]])) {
-    solution <- binned_ridge(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
+    solution <- binned_ridge(map, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
                              classify = classify)
     return(list(map = map, solution = solution, sigma_path = NULL, read = solution$features_time))
   }
@@ -32,11 +32,11 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   kept <- list(score = Inf, tie = Inf)
   screen <- function(s) {
     began <- proc.time()[["elapsed"]]
-    candidate <- rbin_with_bandwidth(map, x, s, n_threads)
-    cols <- rbin_columns(candidate, x, n_threads, arg = "x")
+    candidate <- rbin_with_bandwidth(map, x, s, backend)
+    cols <- rbin_columns(candidate, x, backend, arg = "x")
     read <<- read + proc.time()[["elapsed"]] - began
     value <- 1 / sqrt(candidate$n_grids)
-    ops <- binned_ops(cols, value, candidate$n_features, n_threads)
+    ops <- binned_ops(cols, value, candidate$n_features, backend)
     path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
                            verbose, weights_all, use_folds = 1L, top = top, classify = classify)
     at <- binned_best(path)
@@ -60,10 +60,10 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   chosen <- screened[[best]]$map
   solution <- if (is.null(kept$path)) {
     # every path broke down: binned_ridge() says so
-    binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
+    binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
                  classify = classify)
   } else {
-    binned_lambda_choice(chosen, x, y, lambda, folds, tol, max_iter, n_threads, verbose, weights,
+    binned_lambda_choice(chosen, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
                          kept, relative, classify)
   }
   kept <- NULL
@@ -83,7 +83,7 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
 # above it is scored on fold 1 first. When no other lambda is that close,
 # fold 1's best is kept without more CV, and `path` is fold 1's path (its
 # scores, like `sigma_path`'s). Then the fit on all rows.
-binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, n_threads, verbose,
+binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, backend, verbose,
                                  weights, kept, relative, classify = FALSE) {
   path <- kept$path
   losses <- attr(path, "losses")
@@ -107,12 +107,12 @@ binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, n_thre
     !(mean(d) > 2 * stats::sd(d) / sqrt(length(d)))  # NaN (no spread): close
   }, TRUE)
   if (sum(close) == 1) {
-    solution <- binned_ridge(map, x, y, path$lambda[best], NULL, tol, max_iter, n_threads,
+    solution <- binned_ridge(map, x, y, path$lambda[best], NULL, tol, max_iter, backend,
                              verbose, weights, cols = kept$cols, start = start, classify = classify)
     solution$path <- path
     return(solution)
   }
-  binned_ridge(map, x, y, path$lambda[close], folds, tol, max_iter, n_threads, verbose, weights,
+  binned_ridge(map, x, y, path$lambda[close], folds, tol, max_iter, backend, verbose, weights,
                cols = kept$cols, start = start, patience = Inf, classify = classify)
 }
 
@@ -150,14 +150,14 @@ auto_bandwidths <- function(sigma, screen, max_steps = 10) {
 
 # The map with bandwidth `sigma` (one number, or one per column), its occupied bins found again
 # in `x` (checked data, map_input()). Hashed maps need no table.
-rbin_with_bandwidth <- function(map, x, sigma, n_threads, call = rlang::caller_env()) {
+rbin_with_bandwidth <- function(map, x, sigma, backend, call = rlang::caller_env()) {
   ratio <- sigma / map$kernel$sigma  # one per input column for per-column bandwidths
   map$pitch <- map$pitch * ratio
   map$shift <- map$shift * ratio
   map$kernel$sigma <- sigma
   check_bin_range(map, x, "x", call = call)
   if (is.null(map$n_buckets)) {
-    built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, n_threads, resolve_simd())
+    built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, backend$n_threads, backend$simd)
     if (is.character(built)) abort_arg(built, call = call)  # only when R's checks were bypassed
     check_column_count(sum(as.numeric(built$n_bins)), "The number of occupied bins", call = call)
     map$keys <- built$keys

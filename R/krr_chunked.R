@@ -34,17 +34,18 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   if (logistic && is.character(lambda)) lambda <- "cv"
   if (identical(lambda, "cv") || logistic_cv) check_count(n_folds, min = 2)
   if (missing(lambda) && !binned) lambda <- chunked_default_lambda(x, n_folds)
-  engine <- chunk_engine(parallel, n_threads)
+  backend <- backend_settings(n_threads)  # this process's; the chunks' in `engine`
+  engine <- chunk_engine(parallel, n_threads, backend)
   tol <- tol %||% default_tol(binned && loss == "squared")  # R/krr_binned.R
   if (binned) {
     check_positive(tol)
     check_count(max_iter)
-    return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, n_threads, verbose,
+    return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, backend, verbose,
                               engine, call, loss))  # R/krr_binned_chunked.R
   }
   ard <- NULL
   if (identical(sigma, "ard")) {
-    ard <- ard_map_chunked(map, x, resolve_threads(n_threads))  # R/ard.R
+    ard <- ard_map_chunked(map, x, backend)  # R/ard.R
     map <- ard$map
     sigma <- NULL
   }
@@ -62,7 +63,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   } else krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
     chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here,
                        first_pass = first_pass)
-  }, resolve_threads(n_threads))
+  }, backend)
   if (!logistic) search <- unscale_search(search, search$stats$y_scale)
   info <- search$stats$chunks
   fit <- warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
@@ -138,7 +139,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
 # returns its partial sums (one triangle of Z'Z, Z'y, sums, y'y, n) with its
 # response coding and column names; never the features. `col_names` (chunk
 # 1's, when known and needed) orders the columns.
-fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
+fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
   x <- map_input(map, chunk$x, arg = "x")
   names <- colnames(x)
@@ -148,7 +149,7 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, n_threads) {
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
   y_scale <- response_scale(coded$y)  # 1 for class indicators (R/response_scale.R)
   acc <- new_accumulator(map, ncol(coded$y))
-  acc <- accumulate_rows(acc, map, x, coded$y / y_scale, NULL, block_size, resolve_threads(n_threads),
+  acc <- accumulate_rows(acc, map, x, coded$y / y_scale, NULL, block_size, task_backend(backend),
                          weights = weights)
   list(stats = acc$total, y_scale = y_scale, response = coded$state, col_names = names,
        fingerprint = chunk_fingerprint(x, coded, weights))
@@ -253,7 +254,7 @@ rescale_response_sums <- function(stats, ratio) {
 chunk_in_first_order <- function(data, i, part, col_names, task, args, engine) {
   if (!chunk_columns_differ(part$col_names, col_names)) return(part)
   args$col_names <- col_names
-  args["n_threads"] <- list(engine$n_threads)
+  args$backend <- engine$backend
   redo <- run_chunk_task(data, i, task, args)
   if (!is.null(redo$error)) stop(redo$error)
   redo$value
@@ -307,7 +308,7 @@ class_statistics <- function(stats, response) {
 predict_chunked <- function(object, newdata, type, n_threads, block_size, parallel,
                             call = rlang::caller_env()) {
   check_count(block_size, call = call)
-  engine <- chunk_engine(parallel, n_threads, call = call)
+  engine <- chunk_engine(parallel, n_threads, backend_settings(n_threads, call), call = call)
   parts <- list()
   args <- list(object = object, type = type, block_size = block_size,
                what = "could not be predicted")
@@ -319,10 +320,9 @@ predict_chunked <- function(object, newdata, type, n_threads, block_size, parall
   if (object$response$type == "vector") unlist(parts) else do.call(rbind, parts)
 }
 
-predict_chunk <- function(chunk, i, object, type, block_size, n_threads) {
+predict_chunk <- function(chunk, i, object, type, block_size, backend) {
   # Checked here so that the message names `x` (formula fits check in
   # model.frame()).
   x <- if (is.null(object$terms)) fit_input(object, chunk$x, arg = "x") else chunk$x
-  predict.kitchen_krr(object, x, type = type, n_threads = n_threads, block_size = block_size,
-                      parallel = "none")
+  predict_newdata(object, x, type, task_backend(backend), block_size, stats::na.pass, FALSE)
 }

@@ -28,17 +28,15 @@ krr_folds <- function(folds, n, n_folds, call = rlang::caller_env()) {
 # `screened`: fold_sse() of the first fold, already computed by the
 # bandwidth screen (krr_bandwidth_search()); the sum continues from it in the
 # same order, so the scores are the same to the last bit.
-cv_path <- function(stats, lambdas, n_threads, screened = NULL) {
-  if (is.null(screened)) return(fold_sse(stats, lambdas, n_threads, seq_along(stats$folds)) / stats$n)
-  fold_sse(stats, lambdas, n_threads, seq_along(stats$folds)[-1], screened) / stats$n
+cv_path <- function(stats, lambdas, backend, screened = NULL) {
+  if (is.null(screened)) return(fold_sse(stats, lambdas, backend, seq_along(stats$folds)) / stats$n)
+  fold_sse(stats, lambdas, backend, seq_along(stats$folds)[-1], screened) / stats$n
 }
 
 # The summed squared validation error of the folds `which` (positions in
 # stats$folds), added to `sse`, for each lambda.
-fold_sse <- function(stats, lambdas, n_threads, which, sse = numeric(length(lambdas))) {
+fold_sse <- function(stats, lambdas, backend, which, sse = numeric(length(lambdas))) {
   if (is_dual_statistics(stats)) return(dual_fold_sse(stats, lambdas, which, sse))  # R/krr_dual.R
-  use_lapack <- tridiagonal_on_lapack()
-  simd <- resolve_simd()
   for (fold in stats$folds[which]) {
     train <- fold_training_moments(stats, fold)
     zbar <- train$zbar
@@ -47,12 +45,13 @@ fold_sse <- function(stats, lambdas, n_threads, which, sse = numeric(length(lamb
     # the centred training Gram matrix made as the reduction reads it, never
     # in memory beside its working copy (1.15 GB each at D = 12,000)
     w <- ridge_path_fold_coefficients_cpp(stats$gram, fold$gram, zbar, train$n, train$zy,
-                                          lambdas, use_lapack, n_threads, simd)
+                                          lambdas, backend$lapack, backend$n_threads,
+                                          backend$simd)
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +
       fold$n * b^2 + 2 * b * drop(crossprod(w, fold$zsum)) +
-      fold_quadratic_forms_cpp(fold$gram, w, n_threads, simd)
+      fold_quadratic_forms_cpp(fold$gram, w, backend$n_threads, backend$simd)
     sse <- sse + colSums(matrix(err, k))
   }
   sse

@@ -53,8 +53,8 @@ is_dual_statistics <- function(stats) inherits(stats, "kitchen_dual_statistics")
 # of the centred features (centred at the weighted mean of all rows; a
 # fold's own centring is applied to it algebraically), and the sums of the
 # response per fold that intercept-only fits and calibration read.
-dual_statistics <- function(map, x, y, n_threads, folds = NULL, weights = NULL) {
-  z <- map_features(map, x, n_threads)
+dual_statistics <- function(map, x, y, backend, folds = NULL, weights = NULL) {
+  z <- map_features(map, x, backend)
   rows <- nrow(z)
   w <- weights %||% rep(1, rows)
   total <- sum(w)
@@ -62,7 +62,7 @@ dual_statistics <- function(map, x, y, n_threads, folds = NULL, weights = NULL) 
   centred <- z - rep(zbar, each = rows)
   stats <- structure(list(
     z = z, y = y, weights = weights, w = w, n = total, rows = rows, zbar = zbar,
-    row_gram = gram_of(t(centred), n_threads),  # R/gram.R
+    row_gram = gram_of(t(centred), backend),  # R/gram.R
     centred_diagonal = colSums(w * centred^2), diagonal = colSums(w * z^2),
     ysum = colSums(w * y), yy = colSums(w * y^2)
   ), class = "kitchen_dual_statistics")
@@ -141,7 +141,7 @@ dual_gcv_path <- function(set, lambdas, n) {
 }
 
 # krr_solve() for dual statistics.
-dual_solve <- function(stats, lambda, n_threads, cv = NULL) {
+dual_solve <- function(stats, lambda, backend, cv = NULL) {
   check_response_sums(list(yy = stats$yy, zy = 0))
   n <- stats$n
   ybar <- stats$ysum / n
@@ -155,7 +155,7 @@ dual_solve <- function(stats, lambda, n_threads, cv = NULL) {
   }
   if (identical(lambda, "cv")) {
     lambdas <- default_lambdas(stats$centred_diagonal, stats$rows)
-    cv <- cv %||% cv_path(stats, lambdas, n_threads)
+    cv <- cv %||% cv_path(stats, lambdas, backend)
   } else {
     cv <- NULL
   }
@@ -217,7 +217,7 @@ dual_screen_fold_path <- function(stats) {
 # class_calibration() for dual statistics: each fold's rows scored by the
 # fit at `lambda` on the other folds (the fit's folds, or row i in fold
 # (i - 1) %% 5 + 1 as the primal does), from the held features.
-dual_class_calibration <- function(stats, coded, weights, folds, lambda, n_threads) {
+dual_class_calibration <- function(stats, coded, weights, folds, lambda, backend) {
   if (is.null(folds) || is.null(stats$folds)) {
     stats <- dual_refold(stats, (seq_len(stats$rows) - 1L) %% min(5L, stats$rows) + 1L)
   }
@@ -230,5 +230,5 @@ dual_class_calibration <- function(stats, coded, weights, folds, lambda, n_threa
       rep(fit$intercept, each = length(held))
   }
   fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
-                  weights %||% rep(1, stats$rows), n_threads)
+                  weights %||% rep(1, stats$rows), backend)
 }

@@ -47,10 +47,10 @@ mean_cv_error <- function(stats) {
 # (fold_algebra.cpp), over threads and interruptible: R's chol() on the
 # reference BLAS takes 30 s at D = 4096 and cannot be stopped. Below, R's
 # chol() is faster to start and gives the results kitchen always gave.
-ridge_solve <- function(gram, lambda, zy, n_threads, blocked_from = 1025L,
+ridge_solve <- function(gram, lambda, zy, backend, blocked_from = 1025L,
                         call = rlang::caller_env(2)) {
   if (nrow(gram) >= blocked_from) {
-    w <- ridge_cholesky_solve_cpp(gram, lambda, zy, n_threads)
+    w <- ridge_cholesky_solve_cpp(gram, lambda, zy, backend$n_threads)
     if (is.null(w)) abort_small_lambda(lambda, call)
     return(w)
   }

@@ -39,7 +39,7 @@ check_falkon_fit <- function(map, lambda, sigma, loss, call = rlang::caller_env(
 # The search krr_fit() makes a fit of (as krr_bandwidth_search() returns it):
 # one map, one lambda, the solution with its fitted values and the solver's
 # report. x: checked by map_input(); y: n x k; weights: NULL or n values.
-falkon_search <- function(map, x, y, weights, lambda, tol, max_iter, n_threads,
+falkon_search <- function(map, x, y, weights, lambda, tol, max_iter, backend,
                           call = rlang::caller_env()) {
   began <- proc.time()[["elapsed"]]
   if (inherits(x, "dgCMatrix")) x <- as.matrix(x)
@@ -49,7 +49,7 @@ falkon_search <- function(map, x, y, weights, lambda, tol, max_iter, n_threads,
   scaled_centers <- map$centers / rep(sigma, each = nrow(map$centers))
   out <- falkon_solve_cpp(x, map$center, map$scale * sigma, scaled_centers, map$normalization,
                           kernel_matrix_kind(map$kernel), y, weights, lambda, tol, max_iter,
-                          n_threads)
+                          backend$n_threads)
   if (is.character(out)) abort_arg(c("The FALKON solve failed.", x = out), call = call)
   converged <- out$residual <= tol
   if (!all(converged)) {

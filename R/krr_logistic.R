@@ -43,7 +43,7 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
   # chosen lambda: close to the full-data solution, so few passes remain.
   fit <- logistic_bound(stats, function(state) source$gradient(state), n_features,
                         length(levels), lambda, if (cv) start, tol, max_iter,
-                        source$solver(NULL), source$n_threads)
+                        source$solver(NULL), source$backend)
   if (is.null(fit)) abort_small_lambda(lambda, call)
   if (!fit$converged) {
     cli::cli_warn(c("The logistic fit did not converge in {max_iter} passes over the data.",
@@ -101,7 +101,7 @@ logistic_intercept_only <- function(source, stats, n_features, levels, lambda, c
 # in memory: memory_logistic_source(), kept_features_solver()), with the
 # result of this function.
 logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, max_iter,
-                           solve = NULL, n_threads = 1L) {
+                           solve = NULL, backend) {
   free <- if (k == 2) 2L else seq_len(k)
   curvature <- if (k == 2) 1 / 4 else 1 / 2
   n <- stats$n
@@ -133,7 +133,7 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
                 curvature = curvature)
   if (!is.null(solve)) return(solve$run(bound, free, lambda, state, tol, max_iter))
   factor <- logistic_bound_factor_cpp(stats$gram, stats$fold_gram, zbar, n, curvature, lambda,
-                                      n_threads)
+                                      backend$n_threads)
   if (is.null(factor)) return(NULL)
   inverse <- list(factor = factor, zbar = zbar, scale = curvature * n)
   logistic_lbfgs(gradient, inverse, free, lambda, state, tol, max_iter)  # R/logistic_lbfgs.R
@@ -151,7 +151,7 @@ logistic_start <- function(stats, n_features, k) {
 # log-loss at `state`, the weight of correctly classified rows, and the
 # gradient in the links' coefficients, Z'W(Y - P) (D x K) and
 # colSums(W(Y - P)).
-logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_threads) {
+logistic_gradient <- function(map, x, onehot, weights, state, block_size, backend) {
   k <- ncol(onehot)
   out <- list(log_loss = 0, correct = 0, zg = matrix(0, map$n_features, k), g0 = numeric(k))
   n <- nrow(onehot)
@@ -159,7 +159,7 @@ logistic_gradient <- function(map, x, onehot, weights, state, block_size, n_thre
   for (start in seq(1, max(n, 1), by = block_size)) {
     if (n == 0) break
     rows <- start:min(n, start + block_size - 1)
-    z <- predict(map, x[rows, , drop = FALSE], n_threads = n_threads)
+    z <- map_features(map, x[rows, , drop = FALSE], backend)  # rows checked
     out <- add_logistic_gradient(out, z, onehot[rows, , drop = FALSE], labels[rows],
                                  weights[rows], state)
   }
@@ -201,22 +201,22 @@ logistic_kept_entries <- function() getOption("kitchen.logistic_kept_entries", 2
 # (src/logistic_bound.cpp): on small data the R loop was mostly per-pass
 # overhead. Otherwise each pass featurises the rows again, in blocks; the
 # rows of each fold are then split off once, when first asked for.
-memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_threads) {
+memory_logistic_source <- function(map, x, coded, weights, folds, block_size, backend) {
   if (dual_path_chosen(map, nrow(x), "direct", dual_logistic_pays)) {
-    return(dual_logistic_source(map, x, coded, weights, folds, n_threads))  # R/krr_logistic_dual.R
+    return(dual_logistic_source(map, x, coded, weights, folds, backend))  # R/krr_logistic_dual.R
   }
   weights <- weights %||% rep(1, nrow(x))
   onehot <- (coded + 1) / 2
   features <- NULL
   if (nrow(x) <= map$n_features + block_size ||
       as.double(nrow(x)) * map$n_features <= logistic_kept_entries()) {
-    features <- predict(map, x, n_threads = n_threads)
+    features <- map_features(map, x, backend)  # rows checked
     if (!is.matrix(features)) features <- as.matrix(features)
     storage.mode(features) <- "double"
   }
   labels <- max.col(onehot, "first")
   kept <- if (!is.null(features)) {
-    kept_features_passes(features, labels, weights, folds, n_threads, resolve_simd())
+    kept_features_passes(features, labels, weights, folds, backend)
   }
   parts <- list()
   rows_of <- function(part) {
@@ -229,17 +229,17 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
     parts[[key]]
   }
   list(
-    n_threads = n_threads,
+    backend = backend,
     statistics = function(by_fold) {
-      krr_statistics(map, x, coded, block_size, n_threads, FALSE, if (by_fold) folds, weights)
+      krr_statistics(map, x, coded, block_size, backend, FALSE, if (by_fold) folds, weights)
     },
     gradient = function(state, part = NULL) {
       if (!is.null(kept)) return(kept$gradient(state, part))
       if (is.null(part)) {
-        return(logistic_gradient(map, x, onehot, weights, state, block_size, n_threads))
+        return(logistic_gradient(map, x, onehot, weights, state, block_size, backend))
       }
       rows <- rows_of(part)
-      logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, n_threads)
+      logistic_gradient(map, rows$x, rows$onehot, rows$weights, state, block_size, backend)
     },
     solver = function(part) if (!is.null(kept)) kept$solver(part))
 }
@@ -247,16 +247,16 @@ memory_logistic_source <- function(map, x, coded, weights, folds, block_size, n_
 # A logistic source's passes and solver on features held in memory (n x D,
 # from data in memory or kept from chunks), with the rows' class numbers,
 # weights and folds: each pass and solve runs in C++ on the rows of `part`,
-# with the kernels of SIMD level `simd` (R/backends.R).
-kept_features_passes <- function(features, labels, weights, folds, n_threads, simd) {
+# on the backends of `backend` (backend_settings()).
+kept_features_passes <- function(features, labels, weights, folds, backend) {
   rows_of <- function(part) part_rows(part, folds, nrow(features))
   list(
     gradient = function(state, part) {
       logistic_pass_cpp(features, rows_of(part), labels, weights, state$coefficients,
-                        state$intercept, n_threads, simd)
+                        state$intercept, backend$n_threads, backend$simd)
     },
     solver = function(part) {
-      kept_features_solver(features, rows_of(part), labels, weights, n_threads, simd)
+      kept_features_solver(features, rows_of(part), labels, weights, backend)
     })
 }
 
@@ -282,15 +282,14 @@ part_rows <- function(part, folds, n) {
 # took 1.79 s instead of 1.35 s). D is the map's feature count
 # `map_features`, also on the dual path, which then takes the primal's
 # steps.
-kept_features_solver <- function(features, rows, labels, weights, n_threads, simd,
+kept_features_solver <- function(features, rows, labels, weights, backend,
                                  map_features = ncol(features)) {
-  use_blas <- products_on_blas()  # R/backends.R
   list(
     curvature_pays = function(passes, k) isTRUE(passes > map_features / (4 * k)),
     run = function(bound, free, lambda, state, tol, max_iter) {
       logistic_bound_cpp(features, rows, labels, weights, bound, as.integer(free), lambda,
-                         state$coefficients, state$intercept, tol, max_iter, n_threads, simd,
-                         use_blas)
+                         state$coefficients, state$intercept, tol, max_iter, backend$n_threads,
+                         backend$simd, backend$blas)
     })
 }
 
@@ -331,7 +330,7 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
       fit <- logistic_bound(fold_training_statistics(stats, k),
                             function(state) source$gradient(state, train), n_features,
                             length(levels), lambdas[l], starts[[k]], max(tol, 1e-5), 200,
-                            source$solver(train), source$n_threads)
+                            source$solver(train), source$backend)
       if (is.null(fit)) {
         loss <- NA_real_  # too small a lambda; the smaller ones that follow too
         break

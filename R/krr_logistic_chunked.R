@@ -31,10 +31,10 @@ chunked_logistic_fit <- function(data, map, sigmas, lambda, n_folds, tol, max_it
 
 chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verbose, call,
                                     first_pass, seen) {
-  n_threads <- engine$n_threads %||% resolve_threads(NULL)
+  backend <- task_backend(engine$backend)  # for the passes on kept features, here
   kept <- NULL  # passes on the kept features, when they fit (keep_chunk_features())
   list(
-    n_threads = n_threads,
+    backend = backend,
     statistics = function(by_fold) {
       stats <- chunked_statistics(data, map, if (by_fold) n_folds, block_size, engine, verbose,
                                   call = call, first_pass = first_pass)
@@ -49,7 +49,7 @@ chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verb
         rows <- keep_chunk_features(data, map, seen, if (by_fold) n_folds, engine, verbose,
                                     call, first_pass)
         kept <<- kept_features_passes(rows$features, rows$labels, rows$weights, rows$folds,
-                                      n_threads, resolve_simd())
+                                      backend)
       }
       stats
     },
@@ -108,7 +108,7 @@ keep_chunk_features <- function(data, map, seen, n_folds, engine, verbose, call,
 # correct weight and gradient at `state` (logistic_gradient()), or NULL for a
 # chunk outside `part` (list(fold, side), NULL for all chunks).
 logistic_chunk_gradient <- function(chunk, i, map, col_names, levels, state, part, n_folds,
-                                    block_size, n_threads) {
+                                    block_size, backend) {
   if (!is.null(part)) {
     in_fold <- chunk_fold(i, n_folds) == part$fold
     if (in_fold != (part$side == "test")) return(NULL)
@@ -116,15 +116,15 @@ logistic_chunk_gradient <- function(chunk, i, map, col_names, levels, state, par
   rows <- logistic_chunk_rows(chunk, map, col_names, levels)
   onehot <- 1 * outer(rows$labels, seq_along(levels), "==")
   c(logistic_gradient(map, rows$x, onehot, rows$weights, state, block_size,
-                      resolve_threads(n_threads)),
+                      task_backend(backend)),
     list(fingerprint = rows$fingerprint))
 }
 
 # The task that keeps a chunk's features (keep_chunk_features()): its
 # features, class numbers and weights, with its fingerprint.
-logistic_chunk_features <- function(chunk, i, map, col_names, levels, n_threads) {
+logistic_chunk_features <- function(chunk, i, map, col_names, levels, backend) {
   rows <- logistic_chunk_rows(chunk, map, col_names, levels)
-  features <- predict(map, rows$x, n_threads = resolve_threads(n_threads))
+  features <- map_features(map, rows$x, task_backend(backend))  # rows checked
   list(features = as.matrix(features), labels = rows$labels, weights = rows$weights,
        fingerprint = rows$fingerprint)
 }

@@ -35,10 +35,10 @@ dual_logistic_pays <- function(n, n_features) 2 * n <= n_features && n <= 1000
 # sqrt(s_j), times a basis vector of order 1 / sqrt(s_j)), and dropping
 # those (below n eps times the largest) moved its coefficients by 3e-7
 # relative on smooth low-dimensional data, its links by far less.
-row_span_features <- function(map, x, n_threads) {
-  z <- map_features(map, x, n_threads)
+row_span_features <- function(map, x, backend) {
+  z <- map_features(map, x, backend)
   if (!is.matrix(z)) z <- as.matrix(z)
-  eig <- eigen(gram_of(t(z), n_threads), symmetric = TRUE)  # R/gram.R
+  eig <- eigen(gram_of(t(z), backend), symmetric = TRUE)  # R/gram.R
   keep <- eig$values > max(eig$values[1], 0) * .Machine$double.eps^2
   if (!any(keep)) keep[1] <- TRUE  # all-zero features: one direction, phi = 0
   root <- sqrt(pmax(eig$values[keep], 0))
@@ -51,12 +51,12 @@ row_span_features <- function(map, x, n_threads) {
 # The statistics krr_statistics() gives, of the feature matrix z itself:
 # weighted Z'Z, Z'y, column sums and the response's sums, in total and per
 # fold (the folds' sum is the total).
-feature_matrix_statistics <- function(z, y, folds, weights, n_threads) {
+feature_matrix_statistics <- function(z, y, folds, weights, backend) {
   of_rows <- function(rows) {
     w <- weights[rows]
     zr <- z[rows, , drop = FALSE]
     yr <- y[rows, , drop = FALSE]
-    list(gram = gram_of(zr * sqrt(w), n_threads), zy = crossprod(zr, w * yr), zsum = colSums(w * zr),
+    list(gram = gram_of(zr * sqrt(w), backend), zy = crossprod(zr, w * yr), zsum = colSums(w * zr),
          ysum = colSums(w * yr), yy = colSums(w * yr^2), n = sum(w), rows = length(rows))
   }
   if (is.null(folds)) return(c(of_rows(seq_len(nrow(z))), list(folds = NULL)))
@@ -70,28 +70,27 @@ feature_matrix_statistics <- function(z, y, folds, weights, n_threads) {
 # memory_logistic_source() on the reduced features phi (r columns), with
 # the working dimension (`n_features`) and the map back to the D
 # coefficients of the features (`expand`).
-dual_logistic_source <- function(map, x, coded, weights, folds, n_threads) {
+dual_logistic_source <- function(map, x, coded, weights, folds, backend) {
   weights <- weights %||% rep(1, nrow(x))
-  span <- row_span_features(map, x, n_threads)
+  span <- row_span_features(map, x, backend)
   phi <- span$phi
   labels <- max.col((coded + 1) / 2, "first")
-  simd <- resolve_simd()  # the passes' kernels (R/backends.R)
   row_numbers <- function(part) part_rows(part, folds, nrow(x))  # R/krr_logistic.R
   list(
-    n_threads = n_threads,
+    backend = backend,
     n_features = ncol(phi),
     expand = function(coefficients) span$basis %*% coefficients,
     statistics = function(by_fold) {
-      stats <- feature_matrix_statistics(phi, coded, if (by_fold) folds, weights, n_threads)
+      stats <- feature_matrix_statistics(phi, coded, if (by_fold) folds, weights, backend)
       stats$penalised <- map$n_features  # logistic_lambdas(): the primal's candidates
       stats
     },
     gradient = function(state, part = NULL) {
       logistic_pass_cpp(phi, row_numbers(part), labels, weights, state$coefficients,
-                        state$intercept, n_threads, simd)
+                        state$intercept, backend$n_threads, backend$simd)
     },
     solver = function(part) {
-      kept_features_solver(phi, row_numbers(part), labels, weights, n_threads, simd,
+      kept_features_solver(phi, row_numbers(part), labels, weights, backend,
                            map$n_features)
     })
 }

@@ -94,16 +94,23 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   if (inherits(newdata, "kitchen_chunked")) {
     return(predict_chunked(object, newdata, type, n_threads, block_size, parallel))
   }
+  check_count(block_size)
+  predict_newdata(object, newdata, type, backend_settings(n_threads), block_size, na.action,
+                  verbose)
+}
+
+# predict() on new rows in memory, for a checked fit, type and block size,
+# on the call's backend (backend_settings()); errors name `call`.
+predict_newdata <- function(object, newdata, type, backend, block_size, na.action, verbose,
+                            call = rlang::caller_env()) {
   design <- NULL
   if (!is.null(object$terms)) {
     design <- formula_newdata(object, newdata, na.action)
     newdata <- design$x
     if (!is.null(design$complete)) newdata <- newdata[design$complete, , drop = FALSE]
   }
-  newdata <- fit_input(object, newdata)
-  n_threads <- resolve_threads(n_threads)
-  check_count(block_size)
-  out <- predict_rows(object, newdata, n_threads, block_size, verbose)
+  newdata <- fit_input(object, newdata, call = call)
+  out <- predict_rows(object, newdata, backend, block_size, verbose)
   if (!is.null(design$complete)) {
     # Rows with NA (kept by na.pass): NA predictions in their places.
     padded <- matrix(NA_real_, length(design$complete), ncol(out),
@@ -113,14 +120,14 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   }
   if (!is.null(design$offset)) out <- out + design$offset
   if (type == "class") return(class_of(object, out))
-  if (logistic) return(logistic_output(out, type))
-  if (calibrated) return(calibrated_probabilities(out, object$calibration, object$response$levels))
+  if (identical(object[["loss"]], "logistic")) return(logistic_output(out, type))
+  if (type == "prob") return(calibrated_probabilities(out, object$calibration, object$response$levels))
   if (object$response$type == "vector") drop(out) else out
 }
 
 # Predictions of the fit on checked rows (map_input()), as a matrix with a
 # column per response or class, block by block.
-predict_rows <- function(object, x, n_threads, block_size, verbose, label = "Predicting") {
+predict_rows <- function(object, x, backend, block_size, verbose, label = "Predicting") {
   n <- nrow(x)
   out <- matrix(0, n, ncol(object$coefficients), dimnames = list(rownames(x), object$response$names))
   bar <- if (verbose && n > block_size) cli::cli_progress_bar(label, total = n, clear = TRUE)
@@ -128,9 +135,9 @@ predict_rows <- function(object, x, n_threads, block_size, verbose, label = "Pre
     rows <- start:min(n, start + block_size - 1)
     if (n == 0) break
     out[rows, ] <- if (inherits(object$map, "kitchen_rbin")) {
-      binned_scores(object, x[rows, , drop = FALSE], n_threads)  # R/krr_binned_predict.R
+      binned_scores(object, x[rows, , drop = FALSE], backend)  # R/krr_binned_predict.R
     } else {
-      map_features(object$map, x[rows, , drop = FALSE], n_threads) %*% object$coefficients
+      map_features(object$map, x[rows, , drop = FALSE], backend) %*% object$coefficients
     }
     if (!is.null(bar)) cli::cli_progress_update(set = max(rows), id = bar)
   }

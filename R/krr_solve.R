@@ -5,8 +5,8 @@
 # Ridge solution with an unpenalised intercept from the sufficient statistics.
 # `cv`: the CV scores of the default lambdas when already computed (by the
 # bandwidth search, R/krr_bandwidth_search.R), not computed again.
-krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
-  if (is_dual_statistics(stats)) return(dual_solve(stats, lambda, n_threads, cv))  # R/krr_dual.R
+krr_solve <- function(stats, lambda, backend, cv = NULL) {
+  if (is_dual_statistics(stats)) return(dual_solve(stats, lambda, backend, cv))  # R/krr_dual.R
   check_response_sums(stats)
   n <- stats$n
   zbar <- stats$zsum / n
@@ -22,14 +22,14 @@ krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
   }
   if (identical(lambda, "cv")) {
     lambdas <- default_lambdas(centred_diagonal, stats$rows)
-    cv <- cv %||% cv_path(stats, lambdas, n_threads)
+    cv <- cv %||% cv_path(stats, lambdas, backend)
   } else {
     cv <- NULL
   }
-  gram <- gram_center_cpp(stats$gram, zbar, n, n_threads)  # centred Z'Z (C++: interruptible)
+  gram <- gram_center_cpp(stats$gram, zbar, n, backend$n_threads)  # centred Z'Z (C++: interruptible)
 
   if (is.numeric(lambda) && length(lambda) == 1) {
-    w <- ridge_solve(gram, lambda, zy, n_threads)
+    w <- ridge_solve(gram, lambda, zy, backend)
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
   } else {
     # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
@@ -41,7 +41,7 @@ krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
     chosen <- if (is.null(cv)) 0L else best_candidate(cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
     scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen,
-                                 tridiagonal_on_lapack(), n_threads, resolve_simd())
+                                 backend$lapack, backend$n_threads, backend$simd)
     if (scored$best == 0) abort_no_lambda(lambdas)
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
     if (!is.null(cv)) path$cv <- cv
@@ -49,7 +49,7 @@ krr_solve <- function(stats, lambda, n_threads, cv = NULL) {
     w <- scored$coefficients
   }
   colnames(w) <- colnames(zy)
-  rss <- yy - 2 * colSums(w * zy) + gram_quadratic_forms_cpp(gram, w, n_threads)
+  rss <- yy - 2 * colSums(w * zy) + gram_quadratic_forms_cpp(gram, w, backend$n_threads)
   list(coefficients = w, intercept = drop(ybar - crossprod(w, zbar)), lambda = lambda,
        path = path, training_rmse = sqrt(pmax(rss, 0) / n))
 }

@@ -4,14 +4,14 @@
 
 # One pass over the rows: Z'Z, Z'y, column sums of Z and y, y'y; with
 # `folds`, the same statistics per fold too (their sum is the total).
-krr_statistics <- function(map, x, y, block_size, n_threads, verbose, folds = NULL,
+krr_statistics <- function(map, x, y, block_size, backend, verbose, folds = NULL,
                            weights = NULL) {
   acc <- new_accumulator(map, ncol(y), if (!is.null(folds)) max(folds))
   progress <- verbose && nrow(x) > block_size
   # The bar is updated from inside accumulate_rows(): by its id, since cli
   # would otherwise look for a bar of the calling function's frame.
   bar <- if (progress) cli::cli_progress_bar("Reading rows", total = nrow(x), clear = TRUE)
-  acc <- accumulate_rows(acc, map, x, y, folds, block_size, n_threads,
+  acc <- accumulate_rows(acc, map, x, y, folds, block_size, backend,
                          if (progress) function(done) cli::cli_progress_update(set = done, id = bar),
                          weights)
   finish_statistics(acc)
@@ -30,11 +30,11 @@ new_accumulator <- function(map, k, n_folds = NULL) {
 # belongs to one fold: one Gram update of a full block, rather than one per
 # fold of a fifth of it (small updates run the products far slower). The
 # features' sums are made in C++ (R/fit_blocks.R), the response's here.
-accumulate_rows <- function(acc, map, x, y, folds, block_size, n_threads, progress = NULL,
+accumulate_rows <- function(acc, map, x, y, folds, block_size, backend, progress = NULL,
                             weights = NULL) {
   hold_fit_workspace()
   fresh <- acc$total$rows == 0 && all(vapply(acc$per_fold, function(s) s$rows, 0) == 0)
-  pass <- fit_pass(map, ncol(y), max(1L, length(acc$per_fold)), fit_settings(n_threads))
+  pass <- fit_pass(map, ncol(y), max(1L, length(acc$per_fold)), backend)
   groups <- if (is.null(folds)) list(NULL) else split(seq_len(nrow(x)), folds)
   done <- 0
   for (k in seq_along(groups)) {

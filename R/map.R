@@ -142,11 +142,11 @@ print.kitchen_map <- function(x, ...) validate_map(x)
 
 # Features of checked data (map_input()) from a validated map, without
 # predict()'s checks again.
-map_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+map_features <- function(map, x, backend, call = rlang::caller_env()) {
   features <- if (inherits(map, "kitchen_rff")) rff_features else
     if (inherits(map, "kitchen_fastfood")) fastfood_features else
       if (inherits(map, "kitchen_nystrom")) nystrom_features else rbin_features
-  features(map, x, n_threads, call = call)
+  features(map, x, backend, call = call)
 }
 
 kernel_label <- function(kernel) {

@@ -127,23 +127,24 @@ nystrom <- function(x, n_centers, kernel = "gaussian", sigma = NULL,
 predict.kitchen_nystrom <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)
-  nystrom_features(object, newdata, resolve_threads(n_threads))
+  nystrom_features(object, newdata, backend_settings(n_threads))
 }
 
 # Features of checked data (map_input()).
-nystrom_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+nystrom_features <- function(map, x, backend, call = rlang::caller_env()) {
   if (inherits(x, "dgCMatrix")) x <- as.matrix(x)
   if (!is.double(x)) storage.mode(x) <- "double"
   sigma <- rep_len(map$kernel$sigma, map$d)
   kind <- kernel_matrix_kind(map$kernel)
   if (kind == "distance") {
     xs <- (x - rep(map$center, each = nrow(x))) / rep(map$scale, each = nrow(x))
-    out <- kernel_matrix(xs, map$centers, map$kernel, n_threads = n_threads) %*% map$normalization
+    out <- kernel_matrix(xs, map$centers, map$kernel, n_threads = backend$n_threads) %*%
+      map$normalization
     dimnames(out) <- NULL
   } else {
     scaled_centers <- map$centers / rep(sigma, each = nrow(map$centers))
     out <- nystrom_features_cpp(x, map$center, map$scale * sigma, scaled_centers,
-                                map$normalization, kind, n_threads, resolve_simd())
+                                map$normalization, kind, backend$n_threads, backend$simd)
     if (is.character(out)) abort_invalid_map("object", "kitchen_nystrom", out, call = call)
   }
   rownames(out) <- rownames(x)
@@ -253,7 +254,8 @@ leverage_centers <- function(x, n_centers, setup) {
   # block by block, so that the pool's n x M features are never held.
   lambda <- nrow(xs) / n_centers  # trace(K) = n: k(x, x) = 1 for every kernel
   blocks <- split(seq_len(nrow(xs)), (seq_len(nrow(xs)) - 1) %/% 2048)
-  features <- function(rows) nystrom_features(pilot, xs[rows, , drop = FALSE], resolve_threads(NULL))
+  backend <- backend_settings()
+  features <- function(rows) nystrom_features(pilot, xs[rows, , drop = FALSE], backend)
   gram <- diag(lambda, n_centers)
   for (rows in blocks) gram <- gram + crossprod(features(rows))
   root <- chol(gram)

@@ -93,9 +93,9 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
     check_count(n_buckets)
     check_column_count(as.numeric(n_grids) * n_buckets, "{.arg n_grids} x {.arg n_buckets}")
   }
-  n_threads <- resolve_threads(n_threads)
+  backend <- backend_settings(n_threads)
   if (inherits(x, "kitchen_chunked")) {
-    return(rbin_chunked(x, n_grids, kernel, sigma, scale, clip, n_buckets, seed, n_threads, ...))
+    return(rbin_chunked(x, n_grids, kernel, sigma, scale, clip, n_buckets, seed, backend, ...))
   }
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
@@ -124,7 +124,8 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
     n_features = if (!is.null(n_buckets)) as.integer(n_grids * n_buckets))
   check_bin_range(map, x, "x")
   if (is.null(n_buckets)) {
-    built <- rbin_build_cpp(x, pitch, shift, map$center, map$scale, n_threads, resolve_simd())
+    built <- rbin_build_cpp(x, pitch, shift, map$center, map$scale, backend$n_threads,
+                            backend$simd)
     if (is.character(built)) abort_arg(built)  # only when R's checks were bypassed
     check_column_count(sum(as.numeric(built$n_bins)), "The number of occupied bins")
     map$keys <- built$keys
@@ -155,24 +156,24 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
 predict.kitchen_rbin <- function(object, newdata, n_threads = NULL, ...) {
   validate_map(object)
   newdata <- map_input(object, newdata)
-  rbin_features(object, newdata, resolve_threads(n_threads))
+  rbin_features(object, newdata, backend_settings(n_threads))
 }
 
 # Features of checked data (map_input()); the C++ side checks the map's
 # sizes and the keys' order.
-rbin_features <- function(map, x, n_threads, call = rlang::caller_env()) {
+rbin_features <- function(map, x, backend, call = rlang::caller_env()) {
   n_grids <- map$n_grids
   check_column_count(as.numeric(nrow(x)) * n_grids,
                      "The number of non-zeros ({.arg newdata} rows x {.arg n_grids})",
                      hint = "Compute the features in blocks of rows.", call = call)
-  cols <- rbin_columns(map, x, n_threads, call = call)
+  cols <- rbin_columns(map, x, backend, call = call)
   first <- if (is.null(map$n_buckets)) c(0, cumsum(as.numeric(map$n_bins))) else
     seq(0, n_grids) * as.numeric(map$n_buckets)
   # The glue makes a dgCMatrix, whose class lives in Matrix. kitchen loads
   # Matrix only here: a session with Matrix loaded pays for it in every
   # full garbage collection (146 ms instead of 43 ms here, see NEWS).
   loadNamespace("Matrix")
-  z <- rbin_sparse_cpp(cols, first, 1 / sqrt(n_grids), n_threads)
+  z <- rbin_sparse_cpp(cols, first, 1 / sqrt(n_grids), backend$n_threads)
   if (is.character(z)) abort_invalid_map("object", "kitchen_rbin", z, call = call)  # checks bypassed
   z@Dimnames <- list(rownames(x), NULL)
   missing <- rbin_unseen_cpp(cols)
@@ -183,7 +184,7 @@ rbin_features <- function(map, x, n_threads, call = rlang::caller_env()) {
 
 # Column (0-based) of each row's bin per grid, n x n_grids; -1 for unseen
 # bins. `x` is checked data (map_input()).
-rbin_columns <- function(map, x, n_threads, arg = "newdata", call = rlang::caller_env()) {
+rbin_columns <- function(map, x, backend, arg = "newdata", call = rlang::caller_env()) {
   # With a clipping range, map_input() has clipped x to the training range,
   # which rbin() checked: no need to check again (a third of a row's time).
   if (is.null(map$clip)) check_bin_range(map, x, arg, call = call)
@@ -191,7 +192,7 @@ rbin_columns <- function(map, x, n_threads, arg = "newdata", call = rlang::calle
   cols <- rbin_columns_cpp(x, map$pitch, map$shift, map$center, map$scale,
                            if (hashed) raw(0) else map$keys,
                            if (hashed) integer(0) else map$n_bins,
-                           if (hashed) map$n_buckets else 0, n_threads, resolve_simd())
+                           if (hashed) map$n_buckets else 0, backend$n_threads, backend$simd)
   if (is.character(cols)) abort_invalid_map("object", "kitchen_rbin", cols, call = call)
   cols
 }

@@ -7,12 +7,12 @@
 # pooled means and variances, equal up to rounding) and the clipping
 # range; the second, each chunk's distinct keys per grid. The default
 # bandwidth (median distance) is taken on up to 1000 rows of chunk 1.
-rbin_chunked <- function(data, n_grids, kernel, sigma, scale, clip, n_buckets, seed, n_threads,
+rbin_chunked <- function(data, n_grids, kernel, sigma, scale, clip, n_buckets, seed, backend,
                          ..., call = rlang::caller_env()) {
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ..., call = call)
   binning_pitch(kernel, 0, call = call)
-  engine <- chunk_engine("auto", n_threads, call = call)
+  engine <- chunk_engine("auto", backend$n_threads, backend, call = call)
   parts <- list()
   n_read <- for_each_chunk_task(data, "rbin_chunk_summary", list(what = "holds bad data"),
                                 engine = engine, verbose = FALSE, call = call,
@@ -68,7 +68,7 @@ rbin_chunked <- function(data, n_grids, kernel, sigma, scale, clip, n_buckets, s
 
 # The task run on each chunk of the first pass: its size, column names,
 # ranges and moments (mean and the sum of squared deviations).
-rbin_chunk_summary <- function(chunk, i, n_threads) {
+rbin_chunk_summary <- function(chunk, i, backend) {
   x <- as_data_matrix(chunk$x, allow_sparse = TRUE, arg = "x")
   if (!is.null(colnames(x))) check_column_names(colnames(x), "x", NULL)
   n <- nrow(x)
@@ -117,11 +117,12 @@ pooled_rescaling <- function(parts, range, method, names, call) {
 
 # The task run on each chunk of the second pass: its distinct bin keys per
 # grid, list(keys, n_bins) as rbin_build_cpp() returns them.
-rbin_chunk_keys <- function(chunk, i, map, n_threads) {
+rbin_chunk_keys <- function(chunk, i, map, backend) {
   x <- map_input(map, chunk$x, arg = "x")
   check_bin_range(map, x, "x")
-  built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale,
-                          resolve_threads(n_threads), resolve_simd())
+  backend <- task_backend(backend)
+  built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, backend$n_threads,
+                          backend$simd)
   if (is.character(built)) abort_arg(built)
   built
 }

@@ -156,13 +156,13 @@ predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
   }
   validate_map(object)
   newdata <- map_input(object, newdata)
-  rff_features(object, newdata, resolve_threads(n_threads))
+  rff_features(object, newdata, backend_settings(n_threads))
 }
 
 # Features of checked data (map_input()); the C++ side checks the map's
 # sizes and that its numbers are finite.
-rff_features <- function(map, x, n_threads, call = rlang::caller_env()) {
-  out <- rff_map_features_cpp(x, map, products_on_blas(), n_threads, resolve_simd())
+rff_features <- function(map, x, backend, call = rlang::caller_env()) {
+  out <- rff_map_features_cpp(x, map, backend$blas, backend$n_threads, backend$simd)
   if (is.character(out)) abort_invalid_map("object", "kitchen_rff", out, call = call)
   rownames(out) <- rownames(x)
   out

@@ -32,6 +32,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// backend_settings_cpp
+SEXP backend_settings_cpp(SEXP n_threads, int available, bool blas_optimised);
+RcppExport SEXP _kitchen_backend_settings_cpp(SEXP n_threadsSEXP, SEXP availableSEXP, SEXP blas_optimisedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< int >::type available(availableSEXP);
+    Rcpp::traits::input_parameter< bool >::type blas_optimised(blas_optimisedSEXP);
+    rcpp_result_gen = Rcpp::wrap(backend_settings_cpp(n_threads, available, blas_optimised));
+    return rcpp_result_gen;
+END_RCPP
+}
 // binned_logistic_cg_cpp
 SEXP binned_logistic_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix prob, Rcpp::NumericVector w, Rcpp::NumericMatrix c_plus, Rcpp::NumericMatrix precondition, Rcpp::NumericMatrix b, Rcpp::NumericMatrix start, double lambda2, double value, double tol, int max_iter, int n_threads);
 RcppExport SEXP _kitchen_binned_logistic_cg_cpp(SEXP colsSEXP, SEXP probSEXP, SEXP wSEXP, SEXP c_plusSEXP, SEXP preconditionSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambda2SEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
@@ -757,6 +769,7 @@ END_RCPP
 static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_simd_detect_cpp", (DL_FUNC) &_kitchen_simd_detect_cpp, 0},
     {"_kitchen_env_value_cpp", (DL_FUNC) &_kitchen_env_value_cpp, 2},
+    {"_kitchen_backend_settings_cpp", (DL_FUNC) &_kitchen_backend_settings_cpp, 3},
     {"_kitchen_binned_logistic_cg_cpp", (DL_FUNC) &_kitchen_binned_logistic_cg_cpp, 12},
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},

@@ -2,7 +2,10 @@
 // level of this CPU and environment variables.
 #include <Rcpp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "kitchen/simd.hpp"
@@ -19,4 +22,84 @@ std::string simd_detect_cpp() { return kitchen_glue::simd_name(kitchen::detect_s
 SEXP env_value_cpp(const char* name, SEXP unset) {
   const char* value = std::getenv(name);
   return value ? Rf_mkString(value) : unset;
+}
+
+namespace {
+
+// check_count(): one whole number >= 1, without a class.
+bool is_count(SEXP x) {
+  if ((TYPEOF(x) != REALSXP && TYPEOF(x) != INTSXP) || XLENGTH(x) != 1 || OBJECT(x)) return false;
+  const double v = Rf_asReal(x);
+  return std::isfinite(v) && v >= 1 && v == std::trunc(v);
+}
+
+bool is_string(SEXP x, const char* value) {
+  return TYPEOF(x) == STRSXP && XLENGTH(x) == 1 && STRING_ELT(x, 0) != NA_STRING &&
+         std::strcmp(CHAR(STRING_ELT(x, 0)), value) == 0;
+}
+
+// A choice among `names` (a null-terminated list) by its index, or -1.
+int choice_of(SEXP x, const char* const* names) {
+  for (int i = 0; names[i] != nullptr; ++i) {
+    if (is_string(x, names[i])) return i;
+  }
+  return -1;
+}
+
+// resolve_threads(): the count asked for (argument, option, or plain
+// digits in KITCHEN_NUM_THREADS) capped at `available`, or 0 when R must
+// look (a value to refuse, or digits R's parser may read otherwise).
+int quick_threads(SEXP n_threads, int available) {
+  SEXP value = n_threads != R_NilValue ? n_threads : Rf_GetOption1(Rf_install("kitchen.threads"));
+  if (value != R_NilValue) {
+    if (!is_count(value)) return 0;
+    return static_cast<int>(std::min(Rf_asReal(value), static_cast<double>(available)));
+  }
+  const char* env = std::getenv("KITCHEN_NUM_THREADS");
+  if (env == nullptr || env[0] == '\0') return available;
+  double count = 0;
+  for (const char* c = env; *c; ++c) {
+    if (*c < '0' || *c > '9' || count > 1e9) return 0;
+    count = 10 * count + (*c - '0');
+  }
+  return count >= 1 ? static_cast<int>(std::min(count, static_cast<double>(available))) : 0;
+}
+
+}  // namespace
+
+// backend_settings() when every setting is valid (the usual case: none
+// set), in one call: list(n_threads, simd, blas, lapack) as the R code
+// resolves them, or NULL for the R code, which reports what is wrong.
+// `available`: defaultNumThreads(); `blas_optimised`: blas_is_optimised().
+// [[Rcpp::export(rng = false)]]
+SEXP backend_settings_cpp(SEXP n_threads, int available, bool blas_optimised) {
+  const int threads = quick_threads(n_threads, available);
+  if (threads < 1) return R_NilValue;
+  static const char* const levels[] = {"scalar", "avx2", "avx512", "auto", nullptr};
+  SEXP simd_option = Rf_GetOption1(Rf_install("kitchen.simd"));
+  int cap = 3;  // "auto"
+  if (simd_option != R_NilValue) {
+    cap = choice_of(simd_option, levels);
+  } else if (const char* env = std::getenv("KITCHEN_SIMD")) {
+    Rcpp::Shield<SEXP> value(Rf_mkString(env));
+    cap = choice_of(value, levels);
+  }
+  if (cap < 0) return R_NilValue;
+  if (cap == 3) cap = 2;
+  // simd_used(): R's BLAS or LAPACK take the dense work under "auto" only
+  // when optimised and kitchen's SIMD kernels are off (blas_beats_kitchen()).
+  const int used = std::min(cap, static_cast<int>(kitchen::detect_simd()));
+  const bool blas_wins = blas_optimised && used == 0;
+  static const char* const gemm[] = {"auto", "blas", "eigen", nullptr};
+  static const char* const tridiagonal[] = {"auto", "kitchen", "lapack", nullptr};
+  SEXP gemm_option = Rf_GetOption1(Rf_install("kitchen.gemm"));
+  SEXP tridiagonal_option = Rf_GetOption1(Rf_install("kitchen.tridiagonal"));
+  const int products = gemm_option == R_NilValue ? 0 : choice_of(gemm_option, gemm);
+  const int reduction = tridiagonal_option == R_NilValue ? 0 : choice_of(tridiagonal_option, tridiagonal);
+  if (products < 0 || reduction < 0) return R_NilValue;
+  Rcpp::List out = Rcpp::List::create(
+      Rcpp::Named("n_threads") = threads, Rcpp::Named("simd") = levels[cap],
+      Rcpp::Named("blas") = products == 1 || (products == 0 && blas_wins),
+      Rcpp::Named("lapack") = reduction == 2 || (reduction == 0 && blas_wins));
+  return out;
 }

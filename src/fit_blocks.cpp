@@ -76,7 +76,7 @@ fit_workspace& workspace() {
 }
 
 // What a pass over the rows needs, read once: the map's typed view and the
-// backends (fit_settings() in R), and the running sums, one set per fold
+// backends (backend_settings() in R), and the running sums, one set per fold
 // (or one), held as R matrices that only this object refers to until
 // fit_pass_sums_cpp() hands them back.
 struct fit_pass {
@@ -104,7 +104,7 @@ void finalize_pass(SEXP pointer) {
   R_ClearExternalPtr(pointer);
 }
 
-// A setting of fit_settings() by name (an error if missing).
+// A setting of backend_settings() by name (an error if missing).
 SEXP setting(SEXP settings, const char* name) {
   SEXP value = kitchen_glue::map_field(settings, name);
   if (value == R_NilValue || Rf_length(value) != 1) Rcpp::stop("settings$%s is missing.", name);
@@ -166,7 +166,7 @@ void fit_workspace_hold_cpp(bool hold) {
 // A pass over rows for `map` (an rff() or fastfood() object, checked here
 // once; for a nystrom() map, fit_block_cpp() takes the block's features),
 // k response columns and n_sets sets of sums (one per fold, or one),
-// with `settings` from fit_settings(). Returns the pass (an external
+// with `settings` from backend_settings(). Returns the pass (an external
 // pointer, with the sums in its protected list), or a string saying what is
 // wrong with the map.
 // [[Rcpp::export(rng = false)]]

@@ -109,7 +109,8 @@ test_that("the ARD objective's gradient matches finite differences", {
   y <- cbind(sin(3 * x[, 1]) + x[, 2]^2 + rnorm(n, sd = 0.1), x[, 1])
   data <- list(x = x, y = y, w = runif(n, 0.5, 2), half = sample(rep(1:2, length.out = n)))
   for (kernel in list(kernel_gaussian(), kernel_laplacian(), kernel_matern(1, 2.5))) {
-    problem <- list(data = data, w0 = kitchen:::spectral_sample(kernel, d, 16), n_threads = 1L)
+    problem <- list(data = data, w0 = kitchen:::spectral_sample(kernel, d, 16),
+                    backend = kitchen:::backend_settings(1L))
     theta <- c(log(c(0.5, 1, 2, 0.3)), -3)
     value <- function(t) kitchen:::ard_objective(t, problem, gradient = FALSE)$value
     exact <- kitchen:::ard_objective(theta, problem)
@@ -226,14 +227,14 @@ test_that("the held-out check scores fresh rows when there are enough, else cros
   w0 <- kitchen:::spectral_sample(kernel, 3, 32)
   # Fresh rows: the search on 400 rows is the one kept, scored on the 200 others.
   search_rows <- seq_len(n) <= 400
-  fresh <- kitchen:::ard_check(data, search_rows, kernel, w0, 1L)
+  fresh <- kitchen:::ard_check(data, search_rows, kernel, w0, kitchen:::backend_settings(1L))
   expect_true(fresh$kept)
   expect_length(fresh$search$sigma, 3)
   train <- list(x = x[search_rows, ], y = y[search_rows, , drop = FALSE], w = rep(1, 400))
   held_out <- list(x = x[!search_rows, ], y = y[!search_rows, , drop = FALSE], w = rep(1, 200))
   expect_equal(fresh$errors[["ard"]],
                kitchen:::held_out_error(c(log(fresh$search$sigma), fresh$search$log_lambda), train,
-                                        held_out, w0, 1L))
+                                        held_out, w0, kitchen:::backend_settings(1L)))
   # held_out_error() is ridge regression fitted on `train`, scored on `held_out`.
   theta <- c(log(c(0.2, 0.5, 30)), -6)
   z <- function(rows) {
@@ -244,10 +245,11 @@ test_that("the held-out check scores fresh rows when there are enough, else cros
   mean_y <- mean(train$y)
   beta <- solve(crossprod(za) + diag(exp(theta[4]) * 400, ncol(za)), crossprod(za, train$y - mean_y))
   expected <- mean((z(held_out$x) %*% beta + mean_y - held_out$y)^2) / stats::var(held_out$y[, 1])
-  expect_equal(kitchen:::held_out_error(theta, train, held_out, w0, 1L), expected, tolerance = 1e-10)
+  expect_equal(kitchen:::held_out_error(theta, train, held_out, w0, kitchen:::backend_settings(1L)),
+               expected, tolerance = 1e-10)
   # No fresh rows: two parts, each searched and scored on the other; the
   # bandwidths are then still to be learned on all rows.
-  crossed <- kitchen:::ard_check(data, NULL, kernel, w0, 1L)
+  crossed <- kitchen:::ard_check(data, NULL, kernel, w0, kitchen:::backend_settings(1L))
   expect_true(crossed$kept)
   expect_null(crossed$search)
 })
@@ -264,11 +266,11 @@ test_that("columns that do not help on fresh rows are left out, relevant ones ke
   held_out <- list(x = x[!inside, ], y = y[!inside, , drop = FALSE], w = rep(1, 500))
   # The noise column x3 at a bandwidth that lets it in; x2 a weak linear term.
   search <- list(sigma = c(0.2, 3, 0.3), log_lambda = -8, log_upper = log(c(0.2, 3, 0.3) * 1e4))
-  pruned <- kitchen:::ard_prune(search, train, held_out, w0, 1L)
+  pruned <- kitchen:::ard_prune(search, train, held_out, w0, kitchen:::backend_settings(1L))
   expect_identical(pruned$pruned, 3L)
   expect_identical(pruned$sigma, c(0.2, 3, exp(search$log_upper[3])))
   # Columns already at their bound are not tried again.
-  at_bound <- kitchen:::ard_prune(pruned, train, held_out, w0, 1L)
+  at_bound <- kitchen:::ard_prune(pruned, train, held_out, w0, kitchen:::backend_settings(1L))
   expect_identical(at_bound$pruned, integer())
   expect_identical(at_bound$sigma, pruned$sigma)
 })

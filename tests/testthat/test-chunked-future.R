@@ -73,6 +73,21 @@ test_that("plan(sequential), multisession and cluster give the same fits as in m
   # "auto" uses the plan: the same fit again.
   auto <- krr_fit(chunked(future_chunks(toy)), map, lambda = "gcv", verbose = FALSE)
   expect_lt(relative_error(auto$coefficients, sequential$coefficients), 1e-10)
+  # The backends are this process's, passed to the workers with each task:
+  # under a SIMD cap set here only, the workers' features and sums are made
+  # as this process makes them, to the last bit.
+  if (kitchen_simd()$cpu != "scalar") {
+    old <- options(kitchen.simd = "scalar")
+    here <- krr_fit(chunked(future_chunks(toy)), map, lambda = 0.1, verbose = FALSE,
+                    parallel = "none")
+    there <- krr_fit(chunked(future_chunks(toy)), map, lambda = 0.1, verbose = FALSE,
+                     parallel = "future")
+    predicted <- predict(here, chunked(future_chunks(toy)), parallel = "future")
+    expected <- predict(here, toy$x, n_threads = 1)
+    options(old)
+    expect_identical(there$coefficients, here$coefficients)
+    expect_identical(predicted, expected)
+  }
   future::plan(future::sequential)  # stops the multisession workers
 
   # Two new workers, once the two above are stopped: never more than 2.

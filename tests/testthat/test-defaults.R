@@ -208,7 +208,8 @@ test_that("the bandwidth search's scores are ARD's held-out objective at equal b
   weights <- runif(300, 0.5, 2)
   map <- rff(x, 64, scale = "minmax", seed = 1)
   problem <- list(data = kitchen:::ard_subsample(map, x, y, weights, 200),
-                  w0 = kitchen:::spectral_sample(map$kernel, 3, 16), n_threads = 1)
+                  w0 = kitchen:::spectral_sample(map$kernel, 3, 16),
+                  backend = kitchen:::backend_settings(1L))
   log_lambdas <- c(-9, -3, 0)
   # 200 rows: halves of 100 rows, more than the 32 features (the features'
   # Gram matrix); 30 rows: halves of 15, at most half as many (the rows').

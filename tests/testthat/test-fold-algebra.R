@@ -143,13 +143,13 @@ test_that("ridge_solve() names lambda when Z'Z + lambda I is not positive defini
   g <- crossprod(z)
   g[1, 1] <- g[1, 1] - 1e3           # and one negative direction
   for (blocked_from in c(0L, 1025L)) {
-    expect_error(kitchen:::ridge_solve(g, 1e-300, matrix(1, 60), 1L, blocked_from = blocked_from),
+    expect_error(kitchen:::ridge_solve(g, 1e-300, matrix(1, 60), kitchen:::backend_settings(1L), blocked_from = blocked_from),
                  class = "kitchen_error_argument", regexp = "lambda")
   }
   ok <- crossprod(z)
   y <- matrix(rnorm(60), 60)
-  expect_equal(kitchen:::ridge_solve(ok, 0.5, y, 2L, blocked_from = 0L),
-               kitchen:::ridge_solve(ok, 0.5, y, 2L), tolerance = 1e-10)
+  expect_equal(kitchen:::ridge_solve(ok, 0.5, y, kitchen:::backend_settings(2L), blocked_from = 0L),
+               kitchen:::ridge_solve(ok, 0.5, y, kitchen:::backend_settings(2L)), tolerance = 1e-10)
 })
 
 test_that("a fixed-lambda fit with more than 1024 features (blocked Cholesky) is the ridge solution", {

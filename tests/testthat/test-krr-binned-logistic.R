@@ -47,7 +47,7 @@ test_that("the Newton system's CG solve equals a dense solve of its Schur comple
   x <- matrix(rnorm(n * 2), n)
   map <- rbin(x, 6, sigma = 1, seed = 2)
   z <- as.matrix(predict(map, x))
-  cols <- kitchen:::rbin_columns(map, x, 1L)
+  cols <- kitchen:::rbin_columns(map, x, kitchen:::backend_settings(1L))
   for (f in c(1, 3)) {
     links <- matrix(rnorm(n * (f + 1)), n)
     p <- exp(links) / rowSums(exp(links))

@@ -31,7 +31,7 @@ test_that("the products Z v and Z'u equal the dense ones", {
   toy <- binned_toy(n = 200)
   map <- rbin(toy$x, n_grids = 9, sigma = 0.5, seed = 3, clip = FALSE)
   newx <- rbind(toy$x[1:50, ], c(40, 40))  # the last row hits unseen bins
-  cols <- kitchen:::rbin_columns(map, newx, 1L)
+  cols <- kitchen:::rbin_columns(map, newx, kitchen:::backend_settings(1L))
   z <- as.matrix(predict(map, newx))
   v <- rnorm(map$n_features)
   u <- rnorm(nrow(newx))

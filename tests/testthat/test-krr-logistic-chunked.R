@@ -127,7 +127,8 @@ test_that("a warm start preconditioned by its curvature reaches the same minimum
     data <- logistic_data(400, classes, seed = 30 + classes)
     map <- rff(data$x, 24, sigma = 1, seed = 7)
     coded <- outer(as.integer(data$y), seq_len(classes), "==") * 2 - 1
-    source <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L, 1L)
+    source <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L,
+                                               kitchen:::backend_settings(1L))
     stats <- source$statistics(FALSE)
     gradient <- function(state) source$gradient(state)
     start <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.3, NULL, 1e-14, 5000,
@@ -138,9 +139,9 @@ test_that("a warm start preconditioned by its curvature reaches the same minimum
       old <- options(kitchen.logistic_warm_curvature = warm)
       for (threads in 1:2) {
         solver <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L,
-                                                   threads)$solver(NULL)
+                                                   kitchen:::backend_settings(threads))$solver(NULL)
         fit <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.03, start, 1e-14, 5000,
-                                        solver, threads)
+                                        solver, kitchen:::backend_settings(threads))
         expect_equal(unname(fit$coefficients), reference$coefficients, tolerance = 1e-6)
         expect_lt(max(abs(relative_intercepts(fit$intercept) -
                             relative_intercepts(reference$intercept))), 1e-6)

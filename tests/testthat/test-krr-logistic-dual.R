@@ -89,12 +89,13 @@ test_that("the dual path is taken with at most half as many rows as features, an
   map <- rff(2, 300, sigma = 1, seed = 1)
   data <- logistic_data(120, 2, seed = 8)
   coded <- 2 * outer(as.integer(data$y), 1:2, "==") - 1
-  dual <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L, 1L)
+  dual <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L,
+                                           kitchen:::backend_settings(1L))
   expect_lte(dual$n_features, 120L)
   expect_equal(nrow(dual$expand(diag(dual$n_features))), 300L)
   expect_false(is.null(dual$expand))
   wide <- kitchen:::memory_logistic_source(rff(2, 100, sigma = 1, seed = 1), data$x, coded, NULL,
-                                           NULL, 4096L, 1L)
+                                           NULL, 4096L, kitchen:::backend_settings(1L))
   expect_null(wide$expand)
   expect_false(kitchen:::dual_logistic_pays(1001, 5000))
   expect_false(kitchen:::dual_logistic_pays(151, 300))

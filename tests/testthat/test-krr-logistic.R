@@ -145,7 +145,8 @@ test_that("the calibration's Hessian equals its (K - 1)^2 blocks written out", {
         crossprod(design, w * p[, a] * ((a == b) - p[, b]) * design)
     }
     # block_size below n: the rows' outer products are summed over blocks
-    expect_equal(kitchen:::calibration_hessian(design, p[, -1, drop = FALSE], w, 2L,
+    expect_equal(kitchen:::calibration_hessian(design, p[, -1, drop = FALSE], w,
+                                                 kitchen:::backend_settings(2L),
                                                  block_size = 256L),
                  blocks, tolerance = 1e-12)
   }
@@ -223,10 +224,12 @@ test_that("the in-memory C++ solver equals the streaming R passes", {
   options(kitchen.logistic_kept_entries = 2^23)
   toy <- logistic_toy(classes = 2, seed = 12)
   map <- rff(toy$x, 20, sigma = 1, seed = 13)
-  source <- kitchen:::memory_logistic_source(map, toy$x, cbind(-1, rep(1, 160)), NULL, NULL, 30L, 1L)
+  source <- kitchen:::memory_logistic_source(map, toy$x, cbind(-1, rep(1, 160)), NULL, NULL, 30L,
+                                             kitchen:::backend_settings(1L))
   expect_false(is.null(source$solver(NULL)))
   options(kitchen.logistic_kept_entries = 0)
-  source <- kitchen:::memory_logistic_source(map, toy$x, cbind(-1, rep(1, 160)), NULL, NULL, 30L, 1L)
+  source <- kitchen:::memory_logistic_source(map, toy$x, cbind(-1, rep(1, 160)), NULL, NULL, 30L,
+                                             kitchen:::backend_settings(1L))
   expect_null(source$solver(NULL))
 })
 

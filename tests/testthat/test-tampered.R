@@ -188,7 +188,7 @@ test_that("the C++ glue checks sizes itself, even when R's checks are bypassed",
 })
 
 test_that("the binned product glue checks every column number, not only sizes", {
-  cols <- kitchen:::rbin_columns(bin_map, x, 1L)
+  cols <- kitchen:::rbin_columns(bin_map, x, kitchen:::backend_settings(1L))
   n_col <- bin_map$n_features
   first <- c(0, cumsum(as.numeric(bin_map$n_bins)))
   v <- rnorm(n_col)
@@ -229,7 +229,7 @@ test_that("the binned product glue checks every column number, not only sizes", 
 })
 
 test_that("predict() of a binned fit checks the coefficients its rows use", {
-  cols <- kitchen:::rbin_columns(bin_map, x[1:2, ], 1L)
+  cols <- kitchen:::rbin_columns(bin_map, x[1:2, ], kitchen:::backend_settings(1L))
   broken <- binned_fit
   broken$coefficients[cols[1, 1] + 1, 1] <- NaN
   expect_error(predict(broken, x[1:2, ]), "coefficients")
