@@ -1,14 +1,14 @@
 // The backends' settings that R reads from C++ (R/backends.R): the SIMD
-// level of this CPU and environment variables.
+// level of this CPU, environment variables, and all settings of a call at
+// once (backend_settings_cpp()).
 #include <Rcpp.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "kitchen/simd.hpp"
+#include "r_values.h"
 #include "simd_name.h"
 
 // The SIMD level this CPU supports, by name ("scalar", "avx2", "avx512").
@@ -26,30 +26,17 @@ SEXP env_value_cpp(const char* name, SEXP unset) {
 
 namespace {
 
-// check_count(): one whole number >= 1, without a class.
-bool is_count(SEXP x) {
-  if ((TYPEOF(x) != REALSXP && TYPEOF(x) != INTSXP) || XLENGTH(x) != 1 || OBJECT(x)) return false;
-  const double v = Rf_asReal(x);
-  return std::isfinite(v) && v >= 1 && v == std::trunc(v);
-}
-
-bool is_string(SEXP x, const char* value) {
-  return TYPEOF(x) == STRSXP && XLENGTH(x) == 1 && STRING_ELT(x, 0) != NA_STRING &&
-         std::strcmp(CHAR(STRING_ELT(x, 0)), value) == 0;
-}
-
 // A choice among `names` (a null-terminated list) by its index, or -1.
 int choice_of(SEXP x, const char* const* names) {
   for (int i = 0; names[i] != nullptr; ++i) {
-    if (is_string(x, names[i])) return i;
+    if (kitchen_glue::is_string(x, names[i])) return i;
   }
   return -1;
 }
 
-// resolve_threads(): the count asked for (argument, option, or plain
-// digits in KITCHEN_NUM_THREADS) capped at `available`, or 0 when R must
-// look (a value to refuse, or digits R's parser may read otherwise).
-int quick_threads(SEXP n_threads, int available) {
+}  // namespace
+
+int kitchen_glue::quick_threads(SEXP n_threads, int available) {
   SEXP value = n_threads != R_NilValue ? n_threads : Rf_GetOption1(Rf_install("kitchen.threads"));
   if (value != R_NilValue) {
     if (!is_count(value)) return 0;
@@ -65,15 +52,13 @@ int quick_threads(SEXP n_threads, int available) {
   return count >= 1 ? static_cast<int>(std::min(count, static_cast<double>(available))) : 0;
 }
 
-}  // namespace
-
 // backend_settings() when every setting is valid (the usual case: none
 // set), in one call: list(n_threads, simd, blas, lapack) as the R code
 // resolves them, or NULL for the R code, which reports what is wrong.
 // `available`: defaultNumThreads(); `blas_optimised`: blas_is_optimised().
 // [[Rcpp::export(rng = false)]]
 SEXP backend_settings_cpp(SEXP n_threads, int available, bool blas_optimised) {
-  const int threads = quick_threads(n_threads, available);
+  const int threads = kitchen_glue::quick_threads(n_threads, available);
   if (threads < 1) return R_NilValue;
   static const char* const levels[] = {"scalar", "avx2", "avx512", "auto", nullptr};
   SEXP simd_option = Rf_GetOption1(Rf_install("kitchen.simd"));

@@ -29,6 +29,7 @@
 #include "kitchen/gemm_simd.hpp"
 #include "kitchen/simd.hpp"
 #include "map_fields.h"
+#include "r_values.h"
 #include "result_matrix.h"
 #include "small_results.h"
 
@@ -44,7 +45,9 @@ SEXP binned_scores_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix coefficient
 
 namespace {
 
+using kitchen_glue::is_count;
 using kitchen_glue::is_doubles;
+using kitchen_glue::is_string;
 using kitchen_glue::map_field;
 
 // Work below which one thread is used (flops of the product): a thread
@@ -52,35 +55,9 @@ using kitchen_glue::map_field;
 // same choice in parallel_for_chunks(), and results never depend on it.
 const double small_work = 4e6;
 
-// check_count(): one whole number >= 1 (an R object with a class, such as a
-// factor, is left to the general path).
-bool is_count(SEXP x) {
-  if ((TYPEOF(x) != REALSXP && TYPEOF(x) != INTSXP) || XLENGTH(x) != 1 || OBJECT(x)) return false;
-  const double v = Rf_asReal(x);
-  return std::isfinite(v) && v >= 1 && v == std::trunc(v);
-}
-
 // n_threads as resolve_threads() would accept it (the number itself does
 // not matter here: small calls run on one thread).
-bool threads_ok(SEXP n_threads) {
-  if (n_threads != R_NilValue) return is_count(n_threads);
-  SEXP option = Rf_GetOption1(Rf_install("kitchen.threads"));
-  if (option != R_NilValue) return is_count(option);
-  const char* env = std::getenv("KITCHEN_NUM_THREADS");
-  if (env == nullptr || env[0] == '\0') return true;
-  // Plain digits only: anything else (spaces, signs, hex) goes to R's parser.
-  bool positive = false;
-  for (const char* c = env; *c; ++c) {
-    if (*c < '0' || *c > '9') return false;
-    positive = positive || *c != '0';
-  }
-  return positive;
-}
-
-bool is_string(SEXP x, const char* value) {
-  return TYPEOF(x) == STRSXP && XLENGTH(x) == 1 && STRING_ELT(x, 0) != NA_STRING &&
-         std::strcmp(CHAR(STRING_ELT(x, 0)), value) == 0;
-}
+bool threads_ok(SEXP n_threads) { return kitchen_glue::quick_threads(n_threads, 1) > 0; }
 
 // The SIMD level when kitchen.simd / KITCHEN_SIMD are unset or "auto"
 // (resolve_simd()), and kitchen's kernels, not R's BLAS, take the dense
