@@ -79,7 +79,9 @@ binned_ops <- function(cols, value, n_features, backend, call = rlang::caller_en
   }
   list(
     times = function(v) checked(binned_times_cpp(cols, v, value, backend$n_threads)),
-    cross = function(u) checked(binned_crossprod_cpp(cols, u, n_features, value, backend$n_threads)),
+    cross = function(u) {
+      checked(binned_crossprod_cpp(cols, u, n_features, value, backend$n_threads))
+    },
     cg = function(rows, zbar, diagonal, b, start, lambda, tol, max_iter) {
       checked(binned_cg_cpp(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter,
                             backend$n_threads))

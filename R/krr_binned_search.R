@@ -157,7 +157,8 @@ rbin_with_bandwidth <- function(map, x, sigma, backend, call = rlang::caller_env
   map$kernel$sigma <- sigma
   check_bin_range(map, x, "x", call = call)
   if (is.null(map$n_buckets)) {
-    built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, backend$n_threads, backend$simd)
+    built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, backend$n_threads,
+                            backend$simd)
     if (is.character(built)) abort_arg(built, call = call)  # only when R's checks were bypassed
     check_column_count(sum(as.numeric(built$n_bins)), "The number of occupied bins", call = call)
     map$keys <- built$keys

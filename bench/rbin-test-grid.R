@@ -14,13 +14,14 @@ rel <- as.numeric(strsplit(args[3], ",")[[1]])
 tol <- if (length(args) > 3) as.numeric(args[4]) else 1e-4
 xt <- x[train, ]; yt <- ifelse(y[train] == "2", 1, -1)
 base <- rbin(xt, 50, sigma = 1, scale = scale, seed = 1, n_threads = 2)
+backend <- kitchen:::backend_settings(2L)  # 2 threads, the session's SIMD and BLAS choices
 for (s in sigmas) {
   t0 <- proc.time()[[3]]
-  map <- kitchen:::rbin_with_bandwidth(base, kitchen:::map_input(base, xt, arg = "x"), s, kitchen:::backend_settings(2L))
-  cols <- kitchen:::rbin_columns(map, kitchen:::map_input(map, xt, arg = "x"), kitchen:::backend_settings(2L), arg = "x")
-  tcols <- kitchen:::rbin_columns(map, kitchen:::map_input(map, x[test, ], arg = "x"), kitchen:::backend_settings(2L), arg = "x")
+  map <- kitchen:::rbin_with_bandwidth(base, kitchen:::map_input(base, xt, arg = "x"), s, backend)
+  cols <- kitchen:::rbin_columns(map, kitchen:::map_input(map, xt, arg = "x"), backend, arg = "x")
+  tcols <- kitchen:::rbin_columns(map, kitchen:::map_input(map, x[test, ], arg = "x"), backend, arg = "x")
   value <- 1 / sqrt(50)
-  ops <- kitchen:::binned_ops(cols, value, map$n_features, kitchen:::backend_settings(2L))
+  ops <- kitchen:::binned_ops(cols, value, map$n_features, backend)
   sys <- kitchen:::binned_system(ops, rep(1, nrow(cols)), value)
   Y <- matrix(yt)
   start <- matrix(0, map$n_features, 1)
