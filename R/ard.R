@@ -45,8 +45,27 @@
 # bandwidth (0.637 against 0.638) and were dropped; on 16000 rows, 0.600
 # against 0.626 (bench/results/ard-covtype.md). The search's cost grows
 # linearly with its rows.
+#
+# For rff, Fastfood and Nystroem maps the proxy's frequencies grow with the
+# subsample, 128 per 4000 rows (16000 rows: 512): few features fitted on
+# many rows cannot follow fine structure, and the search then widens the
+# bandwidths of columns that matter at a fine scale. On CoverType (16000
+# rows, rff, D = 2048) 128 frequencies gave 13.78% test error, 512 gave
+# 12.57% (column weights of the greedy search in bench/covtype-weights.R:
+# 12.40%), 64000 rows with 128 frequencies 13.36%; at D = 5000, 11.31% ->
+# 9.51%. rbin's Laplacian proxy keeps 128: with 512 on CoverType the
+# isotropic proxy came within a standard error of the per-column one, the
+# check dropped it, and rbin's test error rose from 2.32% to 4.01%
+# (bench/results/ard-covtype*.md). Up to 4000 rows (any data of up to 128,000
+# rows) nothing changes.
 ard_settings <- list(n_rows = 4000, row_fraction = 1 / 32, max_rows = 16000,
                      n_frequencies = 128, max_iter = 50, n_check = 2000, min_fresh_rows = 1000)
+
+# The proxy's number of frequencies for a subsample of n_rows rows (above).
+ard_frequencies <- function(n_rows, binned = FALSE) {
+  growth <- if (binned) 1 else max(1, n_rows / ard_settings$n_rows)
+  as.integer(ceiling(ard_settings$n_frequencies * growth))
+}
 
 # The learned bandwidths applied to `map` if they beat its own bandwidth on
 # held-out rows (otherwise `map` unchanged), with a report of the search.
@@ -65,7 +84,8 @@ ard_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
   fresh <- nrow(x) - n_rows >= ard_settings$min_fresh_rows
   n_check <- if (fresh) min(nrow(x) - n_rows, ard_settings$n_check) else 0
   data <- ard_subsample(map, x, y, weights, n_rows + n_check)
-  w0 <- spectral_sample(map$kernel, ncol(x), ard_settings$n_frequencies)
+  w0 <- spectral_sample(map$kernel, ncol(x),
+                        ard_frequencies(n_rows, binned = inherits(map, "kitchen_rbin")))
   # Fresh rows: n_check of the subsample's, at random (its rows are sorted).
   search_rows <- if (fresh) sample(rep(c(TRUE, FALSE), c(nrow(data$x) - n_check, n_check)))
   check <- ard_check(data, search_rows, map$kernel, w0, backend)

@@ -171,7 +171,11 @@
 #' `sigma = "ard"` learns one bandwidth per input column (on the map's
 #' rescaled inputs) before the fit: on a random subsample of 4000 training
 #' rows (a 32nd of them on larger data, up to 16000) split in two halves, ridge regression on 256 random
-#' Fourier features of the map's kernel (their random draws fixed) is fitted
+#' Fourier features of the map's kernel (their random draws fixed; for
+#' [rff()], [fastfood()] and [nystrom()] maps, 256 more per 4000 rows beyond
+#' 4000, so that the proxy can follow fine structure that many rows
+#' reveal: on CoverType 1024 features on 16000 rows brought the test error
+#' at 5000 features from 11.3% to 9.5%) is fitted
 #' on each half and scored on the other, and this held-out error is
 #' minimised over the log-bandwidths and log-lambda by L-BFGS-B with its
 #' exact gradient, from the best isotropic bandwidth. So many parameters

@@ -168,6 +168,15 @@ test_that("sigma = 'ard' finds the relevant columns and fits better than one ban
   expect_lt(rmse(ch), 0.8 * rmse(iso))
 })
 
+test_that("the search's proxy has more frequencies beyond 4000 rows, for dense maps only", {
+  # Up to 4000 rows (data of up to 128,000 rows) the proxy of earlier
+  # releases; beyond, 128 frequencies per 4000 rows, except for rbin maps.
+  rows <- c(20, 1000, 4000, 4001, 8000, 16000)
+  expect_identical(vapply(rows, kitchen:::ard_frequencies, 1L),
+                   c(128L, 128L, 128L, 129L, 256L, 512L))
+  expect_identical(vapply(rows, kitchen:::ard_frequencies, 1L, binned = TRUE), rep(128L, 6))
+})
+
 test_that("sigma = 'ard' needs enough rows", {
   x <- matrix(runif(30), 10, 3)
   expect_error(krr_fit(x, runif(10), "rff", sigma = "ard", n_features = 10),
