@@ -52,6 +52,16 @@ int kitchen_glue::quick_threads(SEXP n_threads, int available) {
   return count >= 1 ? static_cast<int>(std::min(count, static_cast<double>(available))) : 0;
 }
 
+int kitchen_glue::simd_cap_setting() {
+  static const char* const levels[] = {"scalar", "avx2", "avx512", "auto", nullptr};
+  SEXP option = Rf_GetOption1(Rf_install("kitchen.simd"));
+  if (option != R_NilValue) return choice_of(option, levels);
+  const char* env = std::getenv("KITCHEN_SIMD");
+  if (env == nullptr) return simd_cap_auto;
+  Rcpp::Shield<SEXP> value(Rf_mkString(env));
+  return choice_of(value, levels);
+}
+
 // backend_settings() when every setting is valid (the usual case: none
 // set), in one call: list(n_threads, simd, blas, lapack) as the R code
 // resolves them, or NULL for the R code, which reports what is wrong.
@@ -60,17 +70,10 @@ int kitchen_glue::quick_threads(SEXP n_threads, int available) {
 SEXP backend_settings_cpp(SEXP n_threads, int available, bool blas_optimised) {
   const int threads = kitchen_glue::quick_threads(n_threads, available);
   if (threads < 1) return R_NilValue;
-  static const char* const levels[] = {"scalar", "avx2", "avx512", "auto", nullptr};
-  SEXP simd_option = Rf_GetOption1(Rf_install("kitchen.simd"));
-  int cap = 3;  // "auto"
-  if (simd_option != R_NilValue) {
-    cap = choice_of(simd_option, levels);
-  } else if (const char* env = std::getenv("KITCHEN_SIMD")) {
-    Rcpp::Shield<SEXP> value(Rf_mkString(env));
-    cap = choice_of(value, levels);
-  }
+  static const char* const levels[] = {"scalar", "avx2", "avx512"};
+  int cap = kitchen_glue::simd_cap_setting();
   if (cap < 0) return R_NilValue;
-  if (cap == 3) cap = 2;
+  if (cap == kitchen_glue::simd_cap_auto) cap = 2;
   // simd_used(): R's BLAS or LAPACK take the dense work under "auto" only
   // when optimised and kitchen's SIMD kernels are off (blas_beats_kitchen()).
   const int used = std::min(cap, static_cast<int>(kitchen::detect_simd()));

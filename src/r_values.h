@@ -30,4 +30,10 @@ inline bool is_string(SEXP x, const char* value) {
 // parser may read otherwise). backends.cpp.
 int quick_threads(SEXP n_threads, int available);
 
+// resolve_simd()'s request: the option kitchen.simd, else KITCHEN_SIMD, as
+// an index into {"scalar", "avx2", "avx512", "auto"} (unset: "auto"); -1
+// for a value R refuses. backends.cpp.
+int simd_cap_setting();
+constexpr int simd_cap_auto = 3;
+
 }  // namespace kitchen_glue

@@ -11,8 +11,7 @@
 #include <Rcpp.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
+#include <cstddef>
 #include <vector>
 
 #ifndef USE_FC_LEN_T
@@ -65,11 +64,8 @@ bool threads_ok(SEXP n_threads) { return kitchen_glue::quick_threads(n_threads, 
 // "eigen", and a CPU with AVX2 or AVX-512). Else scalar, meaning "take the
 // general path".
 kitchen::simd_level default_level() {
-  SEXP simd = Rf_GetOption1(Rf_install("kitchen.simd"));
-  if (simd != R_NilValue && !is_string(simd, "auto")) return kitchen::simd_level::scalar;
-  if (simd == R_NilValue) {
-    const char* env = std::getenv("KITCHEN_SIMD");
-    if (env != nullptr && std::strcmp(env, "auto") != 0) return kitchen::simd_level::scalar;
+  if (kitchen_glue::simd_cap_setting() != kitchen_glue::simd_cap_auto) {
+    return kitchen::simd_level::scalar;
   }
   SEXP gemm = Rf_GetOption1(Rf_install("kitchen.gemm"));
   if (gemm != R_NilValue && !is_string(gemm, "auto") && !is_string(gemm, "eigen")) {
@@ -327,12 +323,7 @@ SEXP fwht_small_cpp(SEXP x, SEXP normalize, SEXP n_threads) {
     return R_NilValue;
   }
   if (!threads_ok(n_threads)) return R_NilValue;
-  SEXP simd = Rf_GetOption1(Rf_install("kitchen.simd"));
-  if (simd != R_NilValue && !is_string(simd, "auto")) return R_NilValue;
-  if (simd == R_NilValue) {
-    const char* env = std::getenv("KITCHEN_SIMD");
-    if (env != nullptr && std::strcmp(env, "auto") != 0) return R_NilValue;
-  }
+  if (kitchen_glue::simd_cap_setting() != kitchen_glue::simd_cap_auto) return R_NilValue;
   const kitchen::simd_level level = kitchen::detect_simd();
   const double scale = LOGICAL(normalize)[0] ? 1.0 / std::sqrt(static_cast<double>(n)) : 1.0;
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_small_result(REALSXP, len));
