@@ -618,7 +618,13 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
     # Each column's training range onto [-1, 1] (see "What the defaults do").
     if (is.null(args$scale)) args$scale <- "minmax"
   }
-  do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args))
+  # The builder's argument errors are krr_fit()'s: its `...` went there (called
+  # through do.call(), the builder's own frame would print as no call at all).
+  tryCatch(do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args)),
+           kitchen_error_argument = function(cnd) {
+             rlang::abort(cnd$message, class = "kitchen_error_argument", call = call,
+                          use_cli_format = TRUE)
+           })
 }
 
 # The arguments of a map built by name, with a seed drawn from R's stream

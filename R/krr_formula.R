@@ -59,8 +59,9 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
     y <- y - offset
   }
   design <- formula_design(terms, frame, contrasts)
-  fit <- krr_fit.default(design, y, features = features,
-                         weights = stats::model.weights(frame), ...)
+  # Through the generic, not krr_fit.default(): its errors then name
+  # krr_fit(), the function the user called.
+  fit <- krr_fit(design, y, features = features, weights = stats::model.weights(frame), ...)
   fit$call <- call
   fit$terms <- terms
   fit$xlevels <- stats::.getXlevels(terms, frame)
@@ -95,9 +96,24 @@ formula_design <- function(terms, frame, contrasts = NULL) {
 # New data for a formula fit: the design matrix and the offset (or NULL), by
 # the training terms, factor levels and contrasts. Rows with NA become NA
 # predictions with the default na.pass, as in predict.lm().
-formula_newdata <- function(object, newdata, na.action) {
+formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env()) {
+  if (!is.data.frame(newdata) && !(is.list(newdata) && !is.object(newdata)) &&
+      !is.environment(newdata)) {
+    abort_arg("{.arg newdata} must be a data frame for a formula fit, not {.obj_type_friendly {newdata}}.",
+              call = call)
+  }
   terms <- stats::delete.response(object$terms)
-  frame <- stats::model.frame(terms, newdata, na.action = na.action, xlev = object$xlevels)
+  frame <- tryCatch(
+    stats::model.frame(terms, newdata, na.action = na.action, xlev = object$xlevels),
+    error = function(cnd) {
+      # model.frame() says "object 'disp' not found": name the argument and
+      # every variable it lacks.
+      absent <- if (!is.environment(newdata)) setdiff(all.vars(terms), names(newdata))
+      if (!length(absent)) stop(cnd)
+      abort_arg(c("{.arg newdata} lacks variable{?s} the fit uses: {.var {absent}}.",
+                  i = "It needs the columns of the training data named in the formula."),
+                call = call)
+    })
   design <- formula_design(terms, frame, object$contrasts)
   offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata)
   complete <- stats::complete.cases(design)

@@ -105,7 +105,7 @@ predict_newdata <- function(object, newdata, type, backend, block_size, na.actio
                             call = rlang::caller_env()) {
   design <- NULL
   if (!is.null(object$terms)) {
-    design <- formula_newdata(object, newdata, na.action)
+    design <- formula_newdata(object, newdata, na.action, call = call)
     newdata <- design$x
     if (!is.null(design$complete)) newdata <- newdata[design$complete, , drop = FALSE]
   }

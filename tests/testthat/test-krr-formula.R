@@ -87,6 +87,41 @@ test_that("unknown arguments are not reported as kernel parameters", {
   expect_false(grepl("kernel takes no parameter", conditionMessage(err)))
 })
 
+test_that("errors name krr_fit(), the function called, and the argument at fault", {
+  call_of <- function(expr) rlang::call_name(tryCatch(expr, error = identity)$call)
+  x <- as.matrix(mtcars[-1])
+  # Checks of the formula method's data, of the default method's arguments
+  # and of the map's builder reached through `...`.
+  expect_identical(call_of(krr_fit(mpg ~ ., mtcars, weights = rep(-1, 32), verbose = FALSE)),
+                   "krr_fit")
+  expect_identical(call_of(krr_fit(mpg ~ ., mtcars, lambda = -1, verbose = FALSE)), "krr_fit")
+  for (features in c("rff", "fastfood", "rbin")) {
+    size <- if (features == "rbin") list(n_grids = 0) else list(n_features = -3)
+    err <- tryCatch(do.call(krr_fit, c(list(mpg ~ ., mtcars, features = features), size)),
+                    error = identity)
+    expect_s3_class(err, "kitchen_error_argument")
+    expect_identical(rlang::call_name(err$call), "krr_fit")
+    expect_match(conditionMessage(err), names(size), fixed = TRUE)
+  }
+  err <- tryCatch(krr_fit(x, mtcars$mpg, kernel = "laplacian", orthogonal = TRUE), error = identity)
+  expect_identical(rlang::call_name(err$call), "krr_fit")
+  expect_match(conditionMessage(err), "orthogonal")
+})
+
+test_that("predict() names newdata when it is not a data frame or lacks variables", {
+  fit <- formula_fit(mpg ~ ., mtcars)
+  expect_error(predict(fit, "a"), class = "kitchen_error_argument", regexp = "`newdata` must be a data frame")
+  err <- tryCatch(predict(fit, mtcars[, c("mpg", "cyl", "wt")]), error = identity)
+  expect_s3_class(err, "kitchen_error_argument")
+  expect_match(conditionMessage(err), "`newdata` lacks variables")
+  expect_match(conditionMessage(err), "disp")
+  expect_false(grepl("`cyl`", conditionMessage(err), fixed = TRUE))
+  # Lists and environments are data for model.frame(), as for predict.lm().
+  expect_equal(predict(fit, as.list(mtcars[1:3, ])), predict(fit, mtcars[1:3, ]), ignore_attr = TRUE)
+  expect_equal(predict(fit, list2env(as.list(mtcars[1:3, ]))), predict(fit, mtcars[1:3, ]),
+               ignore_attr = TRUE)
+})
+
 test_that("fitted, residuals, nobs, predict(), coef names, formula, terms, model.frame", {
   fit <- krr_fit(mpg ~ ., mtcars, lambda = 0.1, n_features = 60, seed = 1, n_threads = 1,
                  verbose = FALSE)
