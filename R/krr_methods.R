@@ -245,9 +245,11 @@ print.summary.kitchen_krr <- function(x, ...) {
   fit <- x$fit
   print_map_fields(c(
     "training RMSE" = paste(format(fit$training_rmse, digits = 4), collapse = ", "),
-    "GCV score" = if (is.na(x$gcv)) "-" else format(x$gcv, digits = 4),
-    "CV mean squared error" = if (is.null(x$cv) || !is.null(fit$logistic)) "-" else format(x$cv, digits = 4),
-    "effective df" = if (is.na(x$df)) "-" else format(x$df, digits = 4),
+    # Rows that do not apply (no GCV or df for iterative and logistic fits,
+    # no squared error for logistic ones) are left out, not shown as "-".
+    "GCV score" = if (!is.na(x$gcv)) format(x$gcv, digits = 4),
+    "CV mean squared error" = if (!is.null(x$cv) && is.null(fit$logistic)) format(x$cv, digits = 4),
+    "effective df" = if (!is.na(x$df)) format(x$df, digits = 4),
     "log-loss, accuracy" = if (!is.null(fit$logistic)) sprintf("%s, %s (training)",
       format(fit$logistic$log_loss, digits = 4), format(fit$logistic$accuracy, digits = 4)),
     "CV log-loss, accuracy" = if (!is.null(fit$logistic) && !is.null(x$cv)) sprintf("%s, %s",

@@ -116,6 +116,8 @@ test_that("lambda is chosen by CV of the held-out log-loss", {
   expect_true(any(grepl(sprintf("CV log-loss, accuracy.*%s, %s", format(chosen$cv, digits = 4),
                                 format(chosen$cv_accuracy, digits = 4)), shown)))
   expect_true(any(grepl("passes over the data, converged", shown)))
+  # Squared-error rows do not apply to a logistic fit: left out.
+  expect_false(any(grepl("GCV score|CV mean squared error|effective df", shown)))
 })
 
 test_that("the logistic loss refuses what it cannot do", {
