@@ -205,7 +205,8 @@ SEXP rbin_small_scores(SEXP map, SEXP rows, SEXP coefficients) {
 
 // predict(<krr fit>, x, n_threads = , block_size = , verbose =) for type
 // "response" of a least-squares fit without terms, on an rff or rbin map:
-// the n x k scores as predict_rows() makes them, or NULL. For rff maps,
+// what predict() returns (the n x k scores as predict_rows() makes them,
+// dropped to a vector for a vector response), or NULL. For rff maps,
 // features %*% coefficients as R's matprod() computes it (on R's BLAS),
 // plus the intercepts. validate_fit()'s checks of the fields predict() uses
 // run here too.
@@ -299,6 +300,15 @@ SEXP krr_predict_small_cpp(SEXP fit, SEXP x, SEXP n_threads, SEXP block_size, SE
   }
   SEXP row = row_names(x);
   Rf_setAttrib(out, R_DimNamesSymbol, R_NilValue);
+  if (vector) {
+    // predict() drops the column, as drop() (R's DropDims) does to this n x 1
+    // matrix: the row names; for one row, the one name of the two given.
+    Rf_setAttrib(out, R_DimSymbol, R_NilValue);
+    SEXP kept = n > 1 ? row : (row == R_NilValue) != (names == R_NilValue)
+                                  ? (row != R_NilValue ? row : names) : R_NilValue;
+    if (kept != R_NilValue) Rf_setAttrib(out, R_NamesSymbol, kept);
+    return out;
+  }
   if (row != R_NilValue || names != R_NilValue) {
     Rcpp::Shield<SEXP> dimnames(Rf_allocVector(VECSXP, 2));
     SET_VECTOR_ELT(dimnames, 0, row);

@@ -125,6 +125,9 @@ test_that("fit predictions of a few rows equal the general path's", {
     rows <- data[1:3, ]
     rownames(rows) <- c("a", "b", "c")
     expect_identical(predict(fit, rows), general_path(predict(fit, rows)), label = name)
+    # One named row: drop() keeps the one name of the two dimensions given.
+    expect_identical(predict(fit, rows[1, , drop = FALSE]),
+                     general_path(predict(fit, rows[1, , drop = FALSE])), label = name)
     expect_identical(predict(fit, rows, type = "response"), predict(fit, rows), label = name)
   }
   expect_identical(predict(fits$class, x[1:3, ], type = "class"),
