@@ -72,7 +72,10 @@
 #' is `NULL` and the plan has several workers, each uses one thread (workers
 #' usually share a machine's cores), and a single worker uses its own
 #' default (see [kitchen_threads()]). Set `n_threads` when each worker has
-#' a machine to itself.
+#' a machine to itself: the session's `options(kitchen.threads)` does not
+#' reach workers in other processes (it counts this machine's cores), while
+#' its SIMD, BLAS and LAPACK choices (`kitchen.simd`, `kitchen.gemm`,
+#' `kitchen.tridiagonal`) travel with each task.
 #'
 #' @param source A list of chunks, a function of the chunk number, or a
 #'   character vector of file paths (see Details).
