@@ -622,8 +622,8 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
   # through do.call(), the builder's own frame would print as no call at all).
   tryCatch(do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args)),
            kitchen_error_argument = function(cnd) {
-             rlang::abort(cnd$message, class = "kitchen_error_argument", call = call,
-                          use_cli_format = TRUE)
+             rlang::abort(cnd$message, body = cnd$body, class = "kitchen_error_argument",
+                          call = call, use_cli_format = TRUE)
            })
 }
 
