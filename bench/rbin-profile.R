@@ -2,7 +2,7 @@
 # gradient solve (columns, rows, lambda, tolerance, iterations, seconds) and
 # every rebuild of the bins for a bandwidth candidate, by wrapping the
 # internal functions. Argument: the scaling of rbin(). KLIB=<library> picks
-# the build (to compare two side by side).
+# the build (to compare two side by side); MAPSEED=s gives the map's seed.
 source(file.path("bench", "common.R"))
 suppressPackageStartupMessages(library(kitchen, lib.loc = c(if (nzchar(Sys.getenv("KLIB"))) Sys.getenv("KLIB"), .libPaths())))
 covtype <- covtype_split()
@@ -28,8 +28,9 @@ assign("rbin_with_bandwidth", function(...) { t0 <- proc.time()[[3]]; m <- orig_
 x_train <- x[train, ]
 load0 <- utils::read.table("/proc/loadavg")[[1]]
 t0 <- proc.time()
-fit <- krr_fit(x_train, y[train], rbin(x_train, 50, scale = scale, n_threads = 2), lambda = "cv",
-               sigma = "auto", n_threads = 2, verbose = FALSE)
+map_seed <- if (nzchar(Sys.getenv("MAPSEED"))) as.integer(Sys.getenv("MAPSEED"))
+fit <- krr_fit(x_train, y[train], rbin(x_train, 50, scale = scale, n_threads = 2, seed = map_seed),
+               lambda = "cv", sigma = "auto", n_threads = 2, verbose = FALSE)
 el <- proc.time() - t0
 err <- mean(predict(fit, x[test, ], type = "class", n_threads = 2) != y[test])
 prof <- do.call(rbind, log$rows)
