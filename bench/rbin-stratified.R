@@ -17,8 +17,9 @@ stratified_grids <- function(map, seed) {
   set.seed(seed)
   d <- nrow(map$pitch)
   grids <- ncol(map$pitch)
-  strata <- function() t(vapply(seq_len(d), function(j) (sample(grids) - 1 + stats::runif(grids)) / grids,
-                                numeric(grids)))
+  strata <- function() {
+    t(vapply(seq_len(d), function(j) (sample(grids) - 1 + stats::runif(grids)) / grids, numeric(grids)))
+  }
   map$pitch <- matrix(stats::qgamma(strata(), shape = 2, scale = map$kernel$sigma), d, grids)
   map$shift <- strata() * map$pitch
   map

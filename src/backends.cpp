@@ -70,10 +70,9 @@ int kitchen_glue::simd_cap_setting() {
 SEXP backend_settings_cpp(SEXP n_threads, int available, bool blas_optimised) {
   const int threads = kitchen_glue::quick_threads(n_threads, available);
   if (threads < 1) return R_NilValue;
-  static const char* const levels[] = {"scalar", "avx2", "avx512"};
   int cap = kitchen_glue::simd_cap_setting();
   if (cap < 0) return R_NilValue;
-  if (cap == kitchen_glue::simd_cap_auto) cap = 2;
+  if (cap == kitchen_glue::simd_cap_auto) cap = static_cast<int>(kitchen::simd_level::avx512);
   // simd_used(): R's BLAS or LAPACK take the dense work under "auto" only
   // when optimised and kitchen's SIMD kernels are off (blas_beats_kitchen()).
   const int used = std::min(cap, static_cast<int>(kitchen::detect_simd()));
@@ -86,7 +85,8 @@ SEXP backend_settings_cpp(SEXP n_threads, int available, bool blas_optimised) {
   const int reduction = tridiagonal_option == R_NilValue ? 0 : choice_of(tridiagonal_option, tridiagonal);
   if (products < 0 || reduction < 0) return R_NilValue;
   Rcpp::List out = Rcpp::List::create(
-      Rcpp::Named("n_threads") = threads, Rcpp::Named("simd") = levels[cap],
+      Rcpp::Named("n_threads") = threads,
+      Rcpp::Named("simd") = kitchen_glue::simd_name(static_cast<kitchen::simd_level>(cap)),
       Rcpp::Named("blas") = products == 1 || (products == 0 && blas_wins),
       Rcpp::Named("lapack") = reduction == 2 || (reduction == 0 && blas_wins));
   return out;
