@@ -65,7 +65,7 @@
 #'   Yu, F. X., Suresh, A. T., Choromanski, K., Holtmann-Rice, D. and
 #'   Kumar, S. (2016). Orthogonal Random Features. Advances in Neural
 #'   Information Processing Systems 29.
-#' @seealso [predict.kitchen_fastfood()], [rff()], [kernels].
+#' @seealso [predict.kitchen_fastfood()], [summary.kitchen_map()], [rff()], [kernels].
 #' @export
 #' @examples
 #' x <- matrix(rnorm(200 * 5), 200, 5)
@@ -231,22 +231,20 @@ fastfood_apply <- function(map, x, backend, project_only = FALSE,
   out
 }
 
-#' @export
-print.kitchen_fastfood <- function(x, ...) {
-  validate_map(x, deep = TRUE)
+# The title and fields print() and summary() show (map_description()).
+fastfood_description <- function(x) {
   sorf <- identical(x$structure, "sorf")
   p <- nrow(x$signs)
   m <- if (x$type == "cos_sin") x$n_features / 2 else x$n_features
   n_blocks <- if (sorf) ncol(x$signs) / 3 else ncol(x$signs)
   last <- m - (n_blocks - 1) * p
-  cat(if (sorf) "<kitchen SORF features (structured orthogonal, H D1 H D2 H D3 blocks)>\n" else
-    "<kitchen Fastfood features>\n")
-  print_map_fields(c(
-    kernel = kernel_label(x$kernel),
-    "input dimension" = sprintf("%d (padded to %d)", x$d, p),
-    features = sprintf("%d (%s)", x$n_features, x$type),
-    blocks = sprintf("%d of %d frequencies%s", n_blocks, p,
-                     if (last < p) sprintf(", the last cut to %d", last) else ""),
-    scaling = x$scaling))
-  invisible(x)
+  list(title = if (sorf) "kitchen SORF features (structured orthogonal, H D1 H D2 H D3 blocks)" else
+         "kitchen Fastfood features",
+       fields = c(
+         kernel = kernel_label(x$kernel),
+         "input dimension" = sprintf("%d (padded to %d)", x$d, p),
+         features = sprintf("%d (%s)", x$n_features, x$type),
+         blocks = sprintf("%d of %d frequencies%s", n_blocks, p,
+                          if (last < p) sprintf(", the last cut to %d", last) else ""),
+         scaling = x$scaling))
 }

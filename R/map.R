@@ -133,12 +133,32 @@ check_map_size <- function(entries, what, arg, call = rlang::caller_env()) {
 }
 
 # A map whose class was edited to lose its kind: say so, instead of "no
-# applicable method" (predict) or dumping the list (print).
+# applicable method".
 #' @export
 predict.kitchen_map <- function(object, ...) validate_map(object)
 
+# print() of any map: its title and fields (map_description()). A map
+# whose class lost its kind fails validate_map() with an argument error.
 #' @export
-print.kitchen_map <- function(x, ...) validate_map(x)
+print.kitchen_map <- function(x, ...) {
+  validate_map(x, deep = TRUE)
+  description <- map_description(x)
+  cat("<", description$title, ">\n", sep = "")
+  print_map_fields(description$fields)
+  invisible(x)
+}
+
+# The title and fields of a validated map, by its kind.
+map_description <- function(map) {
+  if (inherits(map, "kitchen_rff")) rff_description(map) else
+    if (inherits(map, "kitchen_fastfood")) fastfood_description(map) else
+      if (inherits(map, "kitchen_nystrom")) nystrom_description(map) else rbin_description(map)
+}
+
+# "4.7 Kb": an object's size in memory.
+object_size_label <- function(x) {
+  format(structure(utils::object.size(x), class = "object_size"), units = "auto")
+}
 
 # Features of checked data (map_input()) from a validated map, without
 # predict()'s checks again.

@@ -62,7 +62,7 @@
 #'   Alaoui, A. E. and Mahoney, M. W. (2015). Fast Randomized Kernel Ridge
 #'   Regression with Statistical Guarantees. Advances in Neural Information
 #'   Processing Systems 28.
-#' @seealso [rff()], [kernel_matrix()], [krr_fit()].
+#' @seealso [summary.kitchen_map()], [rff()], [kernel_matrix()], [krr_fit()].
 #' @export
 #' @examples
 #' x <- matrix(rnorm(300 * 3), 300, 3)
@@ -267,15 +267,14 @@ leverage_centers <- function(x, n_centers, setup) {
   xs[sort(sample.int(nrow(xs), n_centers, prob = prob)), , drop = FALSE]
 }
 
-#' @export
-print.kitchen_nystrom <- function(x, ...) {
-  validate_map(x, deep = TRUE)
-  cat("<kitchen Nystroem features>\n")
-  print_map_fields(c(
-    kernel = kernel_label(x$kernel),
-    "input dimension" = x$d,
-    features = sprintf("%d (centers: %s%s)", x$n_features, x$centers_rule %||% "given",
-                       if (isTRUE(x$rank < x$n_features)) sprintf(", rank %d", x$rank) else ""),
-    scaling = x$scaling))
-  invisible(x)
+# The title and fields print() and summary() show (map_description()).
+nystrom_description <- function(x) {
+  list(title = "kitchen Nystroem features",
+       fields = c(
+         kernel = kernel_label(x$kernel),
+         "input dimension" = x$d,
+         features = sprintf("%d (centers: %s%s)", x$n_features, x$centers_rule %||% "given",
+                            if (isTRUE(x$rank < x$n_features)) sprintf(", rank %d", x$rank)
+                            else ""),
+         scaling = x$scaling))
 }

@@ -68,7 +68,7 @@
 #' @references Rahimi, A. and Recht, B. (2007). Random Features for
 #'   Large-Scale Kernel Machines. Advances in Neural Information Processing
 #'   Systems 20.
-#' @seealso [predict.kitchen_rbin()], [krr_fit()], [kernel_laplacian()].
+#' @seealso [predict.kitchen_rbin()], [summary.kitchen_map()], [krr_fit()], [kernel_laplacian()].
 #' @export
 #' @examples
 #' x <- matrix(rnorm(500 * 3), 500, 3)
@@ -197,10 +197,8 @@ rbin_columns <- function(map, x, backend, arg = "newdata", call = rlang::caller_
   cols
 }
 
-#' @export
-print.kitchen_rbin <- function(x, ...) {
-  validate_map(x, deep = TRUE)
-  cat("<kitchen random binning features>\n")
+# The title and fields print() and summary() show (map_description()).
+rbin_description <- function(x) {
   columns <- if (is.null(x$n_buckets)) {
     sprintf("%s occupied bins (%s per grid on average)", format(x$n_features, big.mark = ","),
             format(round(x$n_features / x$n_grids), big.mark = ","))
@@ -208,14 +206,14 @@ print.kitchen_rbin <- function(x, ...) {
     sprintf("%s (%s hashed buckets per grid)", format(x$n_features, big.mark = ","),
             format(x$n_buckets, big.mark = ","))
   }
-  print_map_fields(c(
-    kernel = kernel_label(x$kernel),
-    "input dimension" = x$d,
-    grids = x$n_grids,
-    features = columns,
-    scaling = x$scaling,
-    size = format(structure(utils::object.size(x), class = "object_size"), units = "auto")))
-  invisible(x)
+  list(title = "kitchen random binning features",
+       fields = c(
+         kernel = kernel_label(x$kernel),
+         "input dimension" = x$d,
+         grids = x$n_grids,
+         features = columns,
+         scaling = x$scaling,
+         size = object_size_label(x)))
 }
 
 # Sparse matrices index rows and columns with R integers. `what` may hold

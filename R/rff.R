@@ -67,7 +67,7 @@
 #'   Yu, F. X., Suresh, A. T., Choromanski, K., Holtmann-Rice, D. and Kumar, S.
 #'   (2016). Orthogonal Random Features. Advances in Neural Information
 #'   Processing Systems 29.
-#' @seealso [predict.kitchen_rff()], [kernels], [kernel_matrix()].
+#' @seealso [predict.kitchen_rff()], [summary.kitchen_map()], [kernels], [kernel_matrix()].
 #' @export
 #' @examples
 #' x <- matrix(rnorm(200 * 3), 200, 3)
@@ -170,15 +170,13 @@ rff_features <- function(map, x, backend, call = rlang::caller_env()) {
   out
 }
 
-#' @export
-print.kitchen_rff <- function(x, ...) {
-  validate_map(x, deep = TRUE)
-  cat("<kitchen random Fourier features>\n")
-  print_map_fields(c(
-    kernel = kernel_label(x$kernel),
-    "input dimension" = x$d,
-    features = sprintf("%d (%s%s)", x$n_features, x$type,
-                       if (isTRUE(x$orthogonal)) ", orthogonal" else ""),
-    scaling = x$scaling))
-  invisible(x)
+# The title and fields print() and summary() show (map_description()).
+rff_description <- function(x) {
+  list(title = "kitchen random Fourier features",
+       fields = c(
+         kernel = kernel_label(x$kernel),
+         "input dimension" = x$d,
+         features = sprintf("%d (%s%s)", x$n_features, x$type,
+                            if (isTRUE(x$orthogonal)) ", orthogonal" else ""),
+         scaling = x$scaling))
 }
