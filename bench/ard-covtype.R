@@ -6,10 +6,18 @@
 #                                      about 2.5 GB)
 #   Rscript bench/ard-covtype.R rbin   rbin, P = 50 (lambda by 5-fold CV with
 #                                      conjugate gradients)
+#   PROXY_FREQUENCIES=256 Rscript bench/ard-covtype.R   the proxy's size set by hand
 # Results: bench/results/ard-covtype.md (rff), ard-covtype-rbin.md (rbin).
 
 source(file.path("bench", "common.R"))
 suppressPackageStartupMessages(library(kitchen))
+# PROXY_FREQUENCIES=f: the ARD proxy's frequencies per 4000 subsample rows
+# (an experiment; the package's rule is 128).
+if (nzchar(Sys.getenv("PROXY_FREQUENCIES"))) {
+  settings <- kitchen:::ard_settings
+  settings$n_frequencies <- as.integer(Sys.getenv("PROXY_FREQUENCIES"))
+  utils::assignInNamespace("ard_settings", settings, "kitchen")
+}
 args <- commandArgs(trailingOnly = TRUE)
 which_map <- match.arg(if (length(args)) args[1] else "rff", c("rff", "rbin"))
 load_average <- function() scan("/proc/loadavg", n = 1, quiet = TRUE)
