@@ -175,3 +175,10 @@ binning_pitch <- function(kernel, n, call = rlang::caller_env()) {
               i = "Use {.code kernel = \"laplacian\"}, or {.fn rff} or {.fn fastfood} for the {kernel$name} kernel."),
             call = call)
 }
+
+# The pitch law's quantiles at probabilities p (a matrix keeps its shape;
+# a vector sigma recycles over p's rows, as in binning_pitch()), for a
+# kernel binning_pitch() accepts.
+binning_pitch_quantile <- function(kernel, p) {
+  stats::qgamma(p, shape = 2, scale = kernel$sigma)
+}

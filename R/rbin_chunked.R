@@ -7,8 +7,8 @@
 # pooled means and variances, equal up to rounding) and the clipping
 # range; the second, each chunk's distinct keys per grid. The default
 # bandwidth (median distance) is taken on up to 1000 rows of chunk 1.
-rbin_chunked <- function(data, n_grids, kernel, sigma, scale, clip, n_buckets, seed, backend,
-                         ..., call = rlang::caller_env()) {
+rbin_chunked <- function(data, n_grids, kernel, sigma, scale, clip, n_buckets, seed, stratified,
+                         backend, ..., call = rlang::caller_env()) {
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ..., call = call)
   binning_pitch(kernel, 0, call = call)
@@ -39,14 +39,13 @@ rbin_chunked <- function(data, n_grids, kernel, sigma, scale, clip, n_buckets, s
     }
     check_map_size(2 * as.double(d) * n_grids, "The pitches and shifts of the grids", "n_grids",
                    call = call)
-    pitch <- matrix(binning_pitch(kernel, d * n_grids), d, n_grids)
-    shift <- matrix(stats::runif(d * n_grids), d, n_grids) * pitch
+    grids <- binning_grids(kernel, d, n_grids, stratified)
   })
   map <- structure(list(
     kernel = kernel, d = d, n_grids = as.integer(n_grids),
     n_buckets = if (!is.null(n_buckets)) as.integer(n_buckets),
     scaling = scale, center = rescale$center, scale = rescale$scale, col_names = col_names,
-    clip = if (clip) range, pitch = pitch, shift = shift, keys = NULL, n_bins = NULL,
+    clip = if (clip) range, pitch = grids$pitch, shift = grids$shift, keys = NULL, n_bins = NULL,
     n_features = if (!is.null(n_buckets)) as.integer(n_grids * n_buckets)),
     class = c("kitchen_rbin", "kitchen_map"))
   if (!is.null(n_buckets)) return(map)

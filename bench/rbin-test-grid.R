@@ -2,8 +2,8 @@
 # training rows over a grid of (sigma, lambda), to see what a selection rule
 # could reach at best. Arguments: scaling ("standard" or "minmax"), sigmas
 # and lambdas relative to n / n_features (comma-separated), CG tolerance.
-# MAPSEED=s draws the map with seed s (default 1); STRATIFIED=1 replaces its
-# pitches and shifts by stratified ones (bench/rbin-stratified.R).
+# MAPSEED=s draws the map with seed s (default 1); STRATIFIED=0 draws its
+# grids independently (rbin(stratified = FALSE); stratified by default).
 # Run from the repository root; prints one line per (sigma, lambda).
 source(file.path("bench", "common.R"))
 suppressPackageStartupMessages(library(kitchen))
@@ -16,12 +16,10 @@ rel <- as.numeric(strsplit(args[3], ",")[[1]])
 tol <- if (length(args) > 3) as.numeric(args[4]) else 1e-4
 xt <- x[train, ]; yt <- ifelse(y[train] == "2", 1, -1)
 map_seed <- as.integer(Sys.getenv("MAPSEED", "1"))
-base <- rbin(xt, 50, sigma = 1, scale = scale, seed = map_seed, n_threads = 2)
-if (nzchar(Sys.getenv("STRATIFIED"))) {
-  source(file.path("bench", "rbin-stratified.R"))
-  base <- stratified_grids(base, seed = map_seed + 1000)
-  cat("stratified pitches and shifts\n")
-}
+stratified <- Sys.getenv("STRATIFIED", "1") != "0"
+base <- rbin(xt, 50, sigma = 1, scale = scale, seed = map_seed, stratified = stratified,
+             n_threads = 2)
+cat(if (stratified) "stratified" else "independent", "pitches and shifts\n")
 backend <- kitchen:::backend_settings(2L)  # 2 threads, the session's SIMD and BLAS choices
 for (s in sigmas) {
   t0 <- proc.time()[[3]]

@@ -25,7 +25,7 @@ pinned_results <- function() {
     fastfood_phase = fastfood(x, 48, kernel = "matern", nu = 1.5, sigma = 0.9,
                               type = "cos_phase", scale = "none", clip = FALSE, seed = 4),
     rbin = rbin(x, 20, kernel = "laplacian", sigma = 1.5, scale = "standard", clip = TRUE,
-                seed = 5, n_threads = 2L)
+                seed = 5, stratified = FALSE, n_threads = 2L)
   )
   fit <- function(...) do.call(krr_fit, c(list(...), fit_args))
   fits <- list(

@@ -111,8 +111,9 @@ test_that("non-convergence warns; bad solver arguments are refused", {
 
 test_that("sigma candidates rebuild the bins; the chosen one equals a fit of that map", {
   toy <- binned_toy(n = 400, seed = 13)
-  # standard scaling: the bandwidths below were set for it
-  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 14, scale = "standard")
+  # standard scaling: the bandwidths below were set for it, and the cases
+  # below (fold 1 telling the lambdas apart) for these independent draws
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 14, scale = "standard", stratified = FALSE)
   folds <- rep(1:4, length.out = 400)
   # tol 1e-6 (not the rbin default 1e-5): the coefficients are compared below
   fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.25, 1, 8), lambda = c(1, 0.1, 0.01), folds = folds,
@@ -124,7 +125,8 @@ test_that("sigma candidates rebuild the bins; the chosen one equals a fit of tha
   # The chosen map is the original with its pitches and shifts scaled, and
   # its bins those of a map built with that bandwidth and the same draws.
   expect_equal(fit$map$pitch, map$pitch * chosen, tolerance = 1e-15)
-  direct <- rbin(toy$x, n_grids = 20, sigma = chosen, seed = 14, scale = "standard")
+  direct <- rbin(toy$x, n_grids = 20, sigma = chosen, seed = 14, scale = "standard",
+                 stratified = FALSE)
   expect_equal(fit$map$pitch, direct$pitch, tolerance = 1e-14)
   expect_identical(fit$map$n_bins, direct$n_bins)
   # Screening scores: each candidate's held-out error of fold 1, over lambda.
@@ -169,7 +171,8 @@ test_that("class labels score lambda by held-out misclassification, ties by squa
   n <- 300
   x <- matrix(runif(n * 2, -2, 2), n, 2)
   cls <- factor(ifelse(runif(n) < plogis(3 * (x[, 1] + sin(2 * x[, 2]))), "a", "b"))
-  map <- rbin(x, 20, sigma = 1, seed = 2)
+  # (independent draws: the two rules differ on this map, see below)
+  map <- rbin(x, 20, sigma = 1, seed = 2, stratified = FALSE)
   folds <- rep(1:3, length.out = n)
   lambdas <- c(3, 1, 0.3, 0.1, 0.03, 0.01)
   fc <- krr_fit(x, cls, map, lambda = lambdas, folds = folds, n_threads = 1)
@@ -200,7 +203,8 @@ test_that("class labels score lambda by held-out misclassification, ties by squa
   set.seed(8)
   x <- matrix(runif(n * 2, -2, 2), n, 2)
   cls <- factor(ifelse(runif(n) < plogis(3 * (x[, 1] + sin(2 * x[, 2]))), "a", "b"))
-  fc <- krr_fit(x, cls, rbin(x, 20, sigma = 1, seed = 8), lambda = lambdas, folds = folds,
+  fc <- krr_fit(x, cls, rbin(x, 20, sigma = 1, seed = 8, stratified = FALSE), lambda = lambdas,
+                folds = folds,
                 n_threads = 1)
   best <- fc$path$cv == min(fc$path$cv)
   expect_gt(sum(best), 1)

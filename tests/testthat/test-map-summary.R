@@ -24,7 +24,9 @@ test_that("summary() of each kind of map describes every input column", {
                       names(s$fields)))
     expect_output(print(s), "Input columns")
     expect_output(print(s), "Petal.Width")
-    expect_invisible(print(s))
+    utils::capture.output(shown <- withVisible(print(s)))
+    expect_false(shown$visible)
+    expect_identical(shown$value, s)
   }
   expect_identical(summary(maps$rff)$columns$relevance, c(2, 1, 0.5, 0.25))
   expect_null(summary(maps$rff)$columns$bin_width)
