@@ -22,9 +22,9 @@
 #' one in each of `n_grids` equally likely slices of the law (in random
 #' order over the grids), and the shifts likewise. Each grid's pitch and
 #' shift still follow the paper's law, independently across columns, so the
-#' estimate stays unbiased, and its error is smaller: 7 to 26% lower
-#' against the exact Laplacian kernel (`bench/results/rbin.md` in kitchen's
-#' source repository). `FALSE` draws them independently, as the paper does:
+#' estimate stays unbiased, and its error is smaller: 4 to 23% lower
+#' against the exact Laplacian kernel over five sizes
+#' (`bench/results/rbin.md` in kitchen's source repository). `FALSE` draws them independently, as the paper does:
 #' the maps earlier versions of kitchen drew from the same `seed`.
 #'
 #' **Occupied bins (the default).** As in the paper's implementation, only

@@ -10,10 +10,10 @@
 # their own permutation. Each grid's pitch and shift keep the paper's law,
 # independently across columns, so the kernel estimate stays unbiased; but
 # the grids cover the law evenly instead of bunching by chance. The
-# estimate's relative error against the exact Laplacian kernel fell by 7 to
-# 26% over eight sizes (d = 2 to 20, 10 or 50 grids), and on CoverType
-# (50 grids, fixed sigma and lambda, eight map seeds) the spread of the test
-# error halved (bench/results/rbin.md).
+# estimate's relative error against the exact Laplacian kernel is 4 to 23%
+# lower over five sizes (d = 2 to 20, 10 or 50 grids, bench/rbin-stratified.R),
+# and on CoverType (50 grids, fixed sigma and lambda, eight map seeds) the
+# spread of the test error halved (bench/results/rbin.md).
 binning_grids <- function(kernel, d, n_grids, stratified) {
   if (!stratified) {
     pitch <- matrix(binning_pitch(kernel, d * n_grids), d, n_grids)
