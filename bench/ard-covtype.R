@@ -7,6 +7,7 @@
 #   Rscript bench/ard-covtype.R rbin   rbin, P = 50 (lambda by 5-fold CV with
 #                                      conjugate gradients)
 #   PROXY_FREQUENCIES=256 Rscript bench/ard-covtype.R   the proxy's size set by hand
+#   MAPSEED=2 Rscript bench/ard-covtype.R rbin          another draw of the map (default seed 1)
 # Results: bench/results/ard-covtype.md (rff), ard-covtype-rbin.md (rbin).
 
 source(file.path("bench", "common.R"))
@@ -26,8 +27,9 @@ covtype <- covtype_split()
 x <- covtype$x[covtype$train, ]
 started <- proc.time()[["elapsed"]]
 set.seed(1)
-map <- if (which_map == "rff") rff(x, 5000, scale = "minmax", seed = 1) else
-  rbin(x, 50, scale = "minmax", seed = 1, n_threads = 2)
+map_seed <- as.integer(Sys.getenv("MAPSEED", "1"))  # MAPSEED=s: the map's seed
+map <- if (which_map == "rff") rff(x, 5000, scale = "minmax", seed = map_seed) else
+  rbin(x, 50, scale = "minmax", seed = map_seed, n_threads = 2)
 fit <- krr_fit(x, covtype$y[covtype$train], map, sigma = "ard", n_threads = 2, verbose = FALSE)
 seconds <- proc.time()[["elapsed"]] - started
 error <- misclassified(predict(fit, covtype$x[covtype$test, ], type = "class", n_threads = 2),
@@ -37,7 +39,8 @@ target <- if (which_map == "rff") 9.3 else 2.1
 label <- if (which_map == "rff") "rff D = 5000" else "rbin P = 50"
 write_result(c(
   sprintf("# CoverType, %s, krr_fit(sigma = \"ard\")", label), "", machine_description(), "",
-  sprintf("Command: `nice -n 10 Rscript bench/ard-covtype.R%s`; load average %.1f before, %.1f after (machine shared with other agents).",
+  sprintf("Command: `%snice -n 10 Rscript bench/ard-covtype.R%s`; load average %.1f before, %.1f after (machine shared with other agents).",
+          if (map_seed == 1) "" else sprintf("MAPSEED=%d ", map_seed),
           if (which_map == "rff") "" else " rbin", load_before, load_average()), "",
   sprintf("Test error %.2f%% (target <= %.1f%%); whole call (map, search, final fit) %.1f min (target < 15), of which the search %.1f s.",
           100 * error, target, seconds / 60, fit$ard$time),
