@@ -108,6 +108,8 @@ base <- Sys.getenv("KITCHEN_BASE_LIB")
 if (nzchar(base)) libs <- c(libs, base = base)
 this_lib <- Sys.getenv("KITCHEN_THIS_LIB")
 if (nzchar(this_lib)) libs[["this"]] <- this_lib
+# The report names this build's version (bench/common.R machine_description()).
+.libPaths(c(libs[["this"]], .libPaths()))
 methods <- c(list(ksvm = c("ksvm", "")),
              lapply(libs, function(l) c("kitchen", l)))
 names(methods)[-1] <- paste0("kitchen (", names(libs), ")")
