@@ -37,7 +37,7 @@ summary.kitchen_map <- function(object, ...) {
   description <- map_description(object)
   fields <- description$fields
   # rbin's print() shows the size already: bin tables can be large.
-  if (is.na(fields["size"])) fields <- c(fields, size = object_size_label(object))
+  if (!"size" %in% names(fields)) fields <- c(fields, size = object_size_label(object))
   bins <- if (inherits(object, "kitchen_rbin") && is.null(object$n_buckets)) object$n_bins
   if (!is.null(bins)) {
     fields <- c(fields, "bins per grid" = sprintf("%s to %s (median %s)",
@@ -70,18 +70,17 @@ print.summary.kitchen_map <- function(x, max_columns = 20, ...) {
 # range, bandwidth and (rbin) median bin width.
 map_columns <- function(map) {
   d <- map$d
-  # A map built from a dimension has no rescaling fields.
-  center <- map$center %||% rep(0, d)
-  scale <- map$scale %||% rep(1, d)
   sigma <- rep_len(map$kernel$sigma, d)
-  out <- data.frame(center = center, scale = scale,
+  # validate_map() has checked center and scale (length d; 0 and 1 for a
+  # map built from a dimension).
+  out <- data.frame(center = map$center, scale = map$scale,
                     low = map$clip$low %||% rep(NA_real_, d),
                     high = map$clip$high %||% rep(NA_real_, d),
                     sigma = sigma, relevance = 1 / sigma,
                     row.names = map$col_names %||% paste0("x", seq_len(d)))
   if (inherits(map, "kitchen_rbin")) {
     # pitch is d x n_grids in rescaled units; scale brings it back.
-    out$bin_width <- scale * apply(map$pitch, 1, stats::median)
+    out$bin_width <- map$scale * apply(map$pitch, 1, stats::median)
   }
   out
 }
