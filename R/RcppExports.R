@@ -33,6 +33,10 @@ binned_cg_cpp <- function(cols, rows, zbar, diagonal, b, start, lambda, value, t
     .Call(`_kitchen_binned_cg_cpp`, cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads)
 }
 
+calibration_hessian_cpp <- function(design, q, weights, n_threads, simd) {
+    .Call(`_kitchen_calibration_hessian_cpp`, design, q, weights, n_threads, simd)
+}
+
 logistic_bound_factor_cpp <- function(gram, fold_gram, zbar, n, curvature, lambda, n_threads) {
     .Call(`_kitchen_logistic_bound_factor_cpp`, gram, fold_gram, zbar, n, curvature, lambda, n_threads)
 }

@@ -132,28 +132,6 @@ test_that("the logistic loss refuses what it cannot do", {
   expect_error(krr_fit(toy$x, toy$y, map, loss = "hinge", verbose = FALSE), "loss")
 })
 
-test_that("the calibration's Hessian equals its (K - 1)^2 blocks written out", {
-  set.seed(3)
-  n <- 700
-  for (k in c(2, 5)) {
-    design <- cbind(1, matrix(rnorm(n * k), n))
-    links <- cbind(0, design %*% matrix(rnorm(ncol(design) * (k - 1)) / 3, ncol(design)))
-    p <- exp(links) / rowSums(exp(links))
-    w <- runif(n)
-    d <- ncol(design)
-    blocks <- matrix(0, d * (k - 1), d * (k - 1))
-    for (a in 2:k) for (b in 2:k) {
-      blocks[(a - 2) * d + seq_len(d), (b - 2) * d + seq_len(d)] <-
-        crossprod(design, w * p[, a] * ((a == b) - p[, b]) * design)
-    }
-    # block_size below n: the rows' outer products are summed over blocks
-    expect_equal(kitchen:::calibration_hessian(design, p[, -1, drop = FALSE], w,
-                                                 kitchen:::backend_settings(2L),
-                                                 block_size = 256L),
-                 blocks, tolerance = 1e-12)
-  }
-})
-
 test_that("least-squares classification fits give probabilities calibrated on CV scores", {
   for (classes in 2:3) {
     toy <- logistic_toy(200, classes = classes, seed = 11)

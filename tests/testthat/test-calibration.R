@@ -1,0 +1,89 @@
+# The class calibration of least-squares fits (R/calibration.R): its Hessian
+# against the sum over rows written out, and its minimum.
+
+calibration_case <- function(n = 60, classes = 4, seed = 3) {
+  set.seed(seed)
+  inputs <- matrix(rnorm(n * classes), n)
+  labels <- sample(classes, n, replace = TRUE)
+  weights <- c(0, runif(n - 1, 0.5, 2))
+  list(inputs = inputs, labels = labels, weights = weights, classes = classes)
+}
+
+test_that("the calibration Hessian is the sum over rows of (diag(q) - qq') (x) xx'", {
+  backend <- backend_settings(1L)
+  for (classes in c(2, 3, 5)) {
+    case <- calibration_case(classes = classes)
+    design <- cbind(1, case$inputs)
+    set.seed(classes)
+    links <- cbind(0, design %*% matrix(rnorm(ncol(design) * (classes - 1)), ncol(design)))
+    q <- (exp(links) / rowSums(exp(links)))[, -1, drop = FALSE]
+    expected <- Reduce(`+`, lapply(seq_len(nrow(design)), function(i) {
+      case$weights[i] * kronecker(diag(q[i, ], classes - 1) - tcrossprod(q[i, ]),
+                                  tcrossprod(design[i, ]))
+    }))
+    hessian <- calibration_hessian(design, q, case$weights, backend)
+    expect_equal(hessian, expected, tolerance = 1e-13)
+    expect_true(isSymmetric(hessian))
+    # threads and SIMD levels split the same sums (Gram kernels; no FMA
+    # contraction is promised, so equal to rounding across levels)
+    expect_identical(calibration_hessian(design, q, case$weights, backend_settings(2L)), hessian)
+    scalar <- calibration_hessian(design, q, case$weights,
+                                  utils::modifyList(backend, list(simd = "scalar")))
+    expect_equal(scalar, hessian, tolerance = 1e-13)
+    # with every probability 1 / K (the Newton start) it is a Kronecker product
+    uniform <- matrix(1 / classes, nrow(design), classes - 1)
+    expect_equal(calibration_hessian(design, uniform, case$weights, backend),
+                 kronecker(diag(1 / classes, classes - 1) - 1 / classes^2,
+                           crossprod(design, case$weights * design)), tolerance = 1e-13)
+  }
+  # more rows than one block of the C++ loop (1024)
+  case <- calibration_case(n = 2500, classes = 3)
+  design <- cbind(1, case$inputs)
+  q <- matrix(runif(2500 * 2, 0, 0.5), 2500)
+  expected <- -crossprod(sqrt(case$weights) * cbind(q[, 1] * design, q[, 2] * design))
+  for (a in 1:2) {
+    block <- (a - 1) * ncol(design) + seq_len(ncol(design))
+    expected[block, block] <- expected[block, block] + crossprod(design, case$weights * q[, a] * design)
+  }
+  expect_equal(calibration_hessian(design, q, case$weights, backend_settings(2L)), expected,
+               tolerance = 1e-12)
+  expect_error(calibration_hessian_cpp(design, q[-1, ], case$weights, 1L, "scalar"), "one row")
+})
+
+test_that("the calibration's Hessian equals its (K - 1)^2 blocks written out", {
+  set.seed(3)
+  n <- 700
+  for (k in c(2, 5)) {
+    design <- cbind(1, matrix(rnorm(n * k), n))
+    links <- cbind(0, design %*% matrix(rnorm(ncol(design) * (k - 1)) / 3, ncol(design)))
+    p <- exp(links) / rowSums(exp(links))
+    w <- runif(n)
+    d <- ncol(design)
+    blocks <- matrix(0, d * (k - 1), d * (k - 1))
+    for (a in 2:k) for (b in 2:k) {
+      blocks[(a - 2) * d + seq_len(d), (b - 2) * d + seq_len(d)] <-
+        crossprod(design, w * p[, a] * ((a == b) - p[, b]) * design)
+    }
+    expect_equal(calibration_hessian(design, p[, -1, drop = FALSE], w, backend_settings(2L)),
+                 blocks, tolerance = 1e-12)
+  }
+})
+
+test_that("the calibration reaches the penalised minimum of the multinomial log-loss", {
+  for (classes in c(2, 3, 6)) {
+    case <- calibration_case(n = 300, classes = classes, seed = 7)
+    # scores that carry the labels, so that the minimum is not at 0
+    inputs <- case$inputs + 2 * outer(case$labels, seq_len(classes), "==")
+    inputs <- if (classes == 2) inputs[, 2, drop = FALSE] else inputs
+    coefficients <- fit_calibration(inputs, case$labels, case$weights, backend_settings(1L))
+    expect_equal(dim(coefficients), c(ncol(inputs) + 1, classes))
+    expect_identical(coefficients[, 1], rep(0, ncol(inputs) + 1))
+    design <- cbind(1, inputs)
+    p <- softmax_rows(design %*% coefficients)
+    onehot <- outer(case$labels, seq_len(classes), "==") * 1
+    theta <- coefficients[, -1]
+    ridge <- c(0, rep(1e-3, ncol(inputs)))
+    gradient <- crossprod(design, case$weights * (p - onehot))[, -1] + 2 * ridge * theta
+    expect_lt(max(abs(gradient)), 1e-6 * sum(case$weights))
+  }
+})
