@@ -167,6 +167,13 @@
 #' those of scoring every candidate in full, and so is the choice whenever
 #' the best bandwidth by full CV is among the screen's best two (fold 1
 #' alone, a fifth of the rows, can misrank close candidates on small data).
+#' [rff()] maps of 2048 features or more (outside the rows' span) are
+#' screened more cheaply: each candidate's first quarter of frequencies, a
+#' smaller map with the same random draws, is cross-validated over all K
+#' folds (a sixteenth of a full pass's Gram product and a sixty-fourth of
+#' each reduction); its best two get the full map's pass and fold-1 screen,
+#' and the better of them by fold 1 the full K-fold CV. `sigma_path` then
+#' lists the smaller map's scores.
 #'
 #' `sigma = "ard"` learns one bandwidth per input column (on the map's
 #' rescaled inputs) before the fit: on a random subsample of 4000 training
@@ -478,7 +485,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       if (dual) return(dual_statistics(candidate, x, response$y, backend, folds, weights))
       krr_statistics(candidate, x, response$y, block_size, backend, verbose, folds, weights)
-    }, backend)
+    }, backend, primal = !dual)
   }
   search <- unscale_search(search, y_scale)
   fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),

@@ -15,17 +15,33 @@
 # best is among the screen's best two (fold 1 alone, a fifth of the rows,
 # can misrank close candidates on small data). bench/bandwidth-search.R
 # compares both.
-krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend) {
+#
+# Large rff maps (at least `kitchen.bandwidth_proxy` features, 2048 by
+# default) on the primal path screen by a proxy instead: the map's leading
+# quarter of frequencies (the first D / 4 features of every candidate, the
+# same random draws rescaled) is cross-validated in full for each candidate,
+# at 1/16 of a full pass's Gram product and 1/64 of a full reduction; the
+# best two by that score get a full pass and the fold-1 screen, and the
+# better by fold 1 the other K - 1 folds: two full passes and seven full
+# reductions in all, against five and fourteen (bench/results/
+# bandwidth-search.md). The choice is the full search's whenever its best is
+# among the proxy's best two and fold 1 ranks those two as K-fold CV does
+# (with D >= 2048 on the primal path, a fold holds thousands of rows).
+krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend, primal = TRUE) {
   hold_fit_workspace()  # the block buffers serve every pass and chunk
   read <- 0
-  run_pass <- function(s) {
-    candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
+  run_pass <- function(s, base = map) {
+    candidate <- if (is.null(s)) base else rescale_bandwidth(base, s)
     begin <- proc.time()[["elapsed"]]
     stats <- pass(candidate)
     read <<- read + proc.time()[["elapsed"]] - begin
     list(map = candidate, stats = stats)
   }
   if (length(sigmas) > 1 && identical(lambda, "cv")) {
+    proxy <- if (primal) bandwidth_proxy(map)
+    if (!is.null(proxy)) {
+      return(proxy_bandwidth_search(sigmas, proxy, run_pass, backend, function() read))
+    }
     return(screened_bandwidth_search(sigmas, run_pass, backend, function() read))
   }
   fits <- lapply(sigmas, function(s) {
@@ -74,14 +90,58 @@ screened_bandwidth_search <- function(sigmas, run_pass, backend, read, n_full = 
   # them); the chosen one's lambda is the full CV's.
   screened[[best$index]]$solution$lambda <- solution$lambda
   list(map = best$map, solution = solution, stats = best$stats,
-       sigma_path = bandwidth_path(screened, scores), read = read())
+       sigma_path = bandwidth_path(screened, scores), read = read(), chosen = best$index)
 }
 
-# Fold 1's summed squared held-out error over krr_solve()'s lambdas (sse,
-# to continue the CV from), its mean per unit weight as the path's `cv`
-# column, the best of them (score) and its lambda. Constant features (or
-# no finite error) score Inf.
-screen_fold_path <- function(stats, backend) {
+# The proxy of a large rff map: its leading quarter of frequencies (every
+# feature of those, cos and sin, in the map's order), or NULL for smaller
+# maps and other kinds. Internal option kitchen.bandwidth_proxy: the least
+# number of features that gets one (tests set it low).
+bandwidth_proxy <- function(map) {
+  if (!inherits(map, "kitchen_rff") ||
+      map$n_features < getOption("kitchen.bandwidth_proxy", 2048)) {
+    return(NULL)
+  }
+  leading_frequencies(map, ncol(map$projection) %/% 4)
+}
+
+# An rff map of its first m frequencies: the same estimator of the same
+# kernel with fewer draws (the features' scale follows n_features).
+leading_frequencies <- function(map, m) {
+  per_frequency <- map$n_features %/% ncol(map$projection)  # 2 for cos_sin, else 1
+  map$projection <- map$projection[, seq_len(m), drop = FALSE]
+  if (!is.null(map$phases)) map$phases <- map$phases[seq_len(m)]
+  map$n_features <- as.integer(m * per_frequency)
+  map
+}
+
+# Every candidate's proxy cross-validated over all K folds; its best two
+# (`n_finalists`) then go through the fold-1 screen of the full map
+# (screened_bandwidth_search()), whose best gets the full K-fold CV and is
+# solved. sigma_path: the proxy's scores and curves (what screened all of
+# them), the chosen one's lambda the full CV's.
+proxy_bandwidth_search <- function(sigmas, proxy, run_pass, backend, read, n_finalists = 2L) {
+  screened <- lapply(sigmas, function(s) {
+    f <- run_pass(s, base = proxy)
+    screen <- screen_fold_path(f$stats, backend, which = seq_along(f$stats$folds))
+    list(map = f$map, solution = list(path = screen$path, lambda = screen$lambda),
+         score = screen$score)
+  })
+  scores <- vapply(screened, `[[`, 0, "score")
+  finalists <- sort(utils::head(order(scores, seq_along(scores)), n_finalists))
+  search <- screened_bandwidth_search(sigmas[finalists], run_pass, backend, read, n_full = 1L)
+  chosen <- finalists[[search$chosen]]
+  screened[[chosen]]$map <- search$map
+  screened[[chosen]]$solution$lambda <- search$solution$lambda
+  search$sigma_path <- bandwidth_path(screened, scores)
+  search
+}
+
+# Fold 1's (or the folds `which`) summed squared held-out error over
+# krr_solve()'s lambdas (sse, to continue the CV from), its mean per unit
+# weight as the path's `cv` column, the best of them (score) and its lambda.
+# Constant features (or no finite error) score Inf.
+screen_fold_path <- function(stats, backend, which = 1L) {
   if (is_dual_statistics(stats)) return(dual_screen_fold_path(stats))  # R/krr_dual.R
   centred_diagonal <- centred_gram_diagonal(stats)
   if (features_constant(centred_diagonal, diag(stats$gram))) {
@@ -89,8 +149,10 @@ screen_fold_path <- function(stats, backend) {
                 path = data.frame(lambda = NA_real_, cv = Inf)))
   }
   lambdas <- default_lambdas(centred_diagonal, stats$rows)
-  sse <- fold_sse(stats, lambdas, backend, 1L)
-  cv <- sse / stats$folds[[1]]$n
+  sse <- fold_sse(stats, lambdas, backend, which)
+  # (all folds: divided as cv_path() divides, to the same bits)
+  cv <- sse / if (length(which) == length(stats$folds)) stats$n else
+    sum(vapply(stats$folds[which], `[[`, 0, "n"))
   best <- best_candidate(cv)
   list(sse = sse, score = if (length(best)) cv[best] else Inf,
        lambda = if (length(best)) lambdas[best] else NA_real_,

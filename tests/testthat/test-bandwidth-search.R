@@ -16,6 +16,15 @@ expect_same_fit <- function(screened, full) {
   expect_identical(screened$intercept, full$intercept)
 }
 
+# A candidate's fold-1 screen score, from its statistics written out.
+fold_1_score <- function(map, s, x, y, folds) {
+  m <- kitchen:::rescale_bandwidth(map, s)
+  backend <- kitchen:::backend_settings(1L)
+  stats <- kitchen:::krr_statistics(m, kitchen:::map_input(m, x, arg = "x"), matrix(y), 4096L,
+                                    backend, FALSE, folds, NULL)
+  kitchen:::screen_fold_path(stats, backend)$score
+}
+
 test_that("the screen keeps the full search's choice, and its fit to the last bit", {
   set.seed(1)
   n <- 400
@@ -71,4 +80,58 @@ test_that("with GCV every candidate is still scored in full", {
     min(krr_fit(x, y, kitchen:::rescale_bandwidth(map, s), lambda = "gcv", n_threads = 1)$path$gcv)
   }, 0)
   expect_identical(fit$sigma_path$score, scores)
+})
+
+test_that("large rff maps screen by the full CV of their leading quarter of frequencies", {
+  set.seed(4)
+  n <- 500
+  x <- matrix(rnorm(n * 3), n)
+  y <- sin(2 * x[, 1]) + x[, 2]^2 / 3 + rnorm(n, sd = 0.2)
+  folds <- sample(rep_len(1:5, n))
+  sigmas <- c(0.25, 0.5, 1, 2, 4)
+  for (type in c("cos_sin", "cos_phase")) {
+    map <- rff(x, 256, sigma = 1, seed = 3, type = type)
+    # The proxy: the map's first quarter of frequencies, the same features
+    # (cos and sin of each) up to the scale of the smaller map.
+    proxy <- kitchen:::leading_frequencies(map, ncol(map$projection) / 4)
+    full_columns <- if (type == "cos_sin") c(1:32, 129:160) else 1:64
+    expect_equal(predict(proxy, x[1:7, ]) * sqrt(64 / 256), predict(map, x[1:7, ])[, full_columns],
+                 tolerance = 1e-15)
+    expect_identical(proxy$n_features, 64L)
+    old <- options(kitchen.bandwidth_proxy = 256)
+    fit <- krr_fit(x, y, map, sigma = sigmas, folds = folds, n_threads = 1)
+    options(old)
+    # Every candidate's score is its proxy's own K-fold CV fit ...
+    proxy_fits <- lapply(sigmas, function(s) {
+      krr_fit(x, y, kitchen:::rescale_bandwidth(proxy, s), folds = folds, n_threads = 1)
+    })
+    proxy_scores <- vapply(proxy_fits, function(f) min(f$path$cv), 0)
+    expect_identical(fit$sigma_path$score, proxy_scores)
+    # ... its best two are screened on fold 1 with the full map, and the
+    # fit is the better one's own CV fit.
+    finalists <- sigmas[sort(order(proxy_scores)[1:2])]
+    fold_1 <- vapply(finalists, function(s) fold_1_score(map, s, x, y, folds), 0)
+    expect_same_fit(fit, full_search(function(m) krr_fit(x, y, m, folds = folds, n_threads = 1),
+                                     map, finalists[which.min(fold_1)]))
+    chosen <- which(sigmas == fit$map$kernel$sigma)
+    expect_identical(fit$sigma_path$lambda[-chosen],
+                     vapply(proxy_fits, `[[`, 0, "lambda")[-chosen])
+    expect_identical(fit$sigma_path$lambda[chosen], fit$lambda)
+    # Below the option's size (2048 features by default) the fold-1 screen
+    # of the full map is used, as before.
+    expect_identical(krr_fit(x, y, map, sigma = sigmas, folds = folds, n_threads = 1)$sigma_path$score,
+                     vapply(sigmas, function(s) fold_1_score(map, s, x, y, folds), 0))
+  }
+  # Chunked data take the same proxy.
+  chunks <- lapply(split(seq_len(n), folds), function(r) list(x = x[r, , drop = FALSE], y = y[r]))
+  map <- rff(x, 256, sigma = 1, seed = 5)
+  old <- options(kitchen.bandwidth_proxy = 256)
+  on.exit(options(old))
+  fit <- krr_fit(chunked(chunks), map, sigma = sigmas, n_threads = 1, verbose = FALSE)
+  in_memory <- krr_fit(x[unlist(split(seq_len(n), folds)), ], y[unlist(split(seq_len(n), folds))],
+                       map, sigma = sigmas, folds = rep(1:5, lengths(split(seq_len(n), folds))),
+                       n_threads = 1)
+  expect_identical(fit$map$kernel$sigma, in_memory$map$kernel$sigma)
+  expect_equal(fit$sigma_path$score, in_memory$sigma_path$score, tolerance = 1e-10)
+  expect_equal(fit$coefficients, in_memory$coefficients, tolerance = 1e-8)
 })
