@@ -171,9 +171,9 @@
 #' screened more cheaply: each candidate's first quarter of frequencies, a
 #' smaller map with the same random draws, is cross-validated over all K
 #' folds (a sixteenth of a full pass's Gram product and a sixty-fourth of
-#' each reduction); its best two get the full map's pass and fold-1 screen,
-#' and the better of them by fold 1 the full K-fold CV. `sigma_path` then
-#' lists the smaller map's scores.
+#' each reduction), and its best two get the full map's pass and K-fold CV;
+#' the choice is the full search's whenever its best is among those two.
+#' `sigma_path` then lists the smaller map's scores.
 #'
 #' `sigma = "ard"` learns one bandwidth per input column (on the map's
 #' rescaled inputs) before the fit: on a random subsample of 4000 training

@@ -17,16 +17,20 @@
 # compares both.
 #
 # Large rff maps (at least `kitchen.bandwidth_proxy` features, 2048 by
-# default) on the primal path screen by a proxy instead: the map's leading
-# quarter of frequencies (the first D / 4 features of every candidate, the
-# same random draws rescaled) is cross-validated in full for each candidate,
-# at 1/16 of a full pass's Gram product and 1/64 of a full reduction; the
-# best two by that score get a full pass and the fold-1 screen, and the
-# better by fold 1 the other K - 1 folds: two full passes and seven full
-# reductions in all, against five and fourteen (bench/results/
-# bandwidth-search.md). The choice is the full search's whenever its best is
-# among the proxy's best two and fold 1 ranks those two as K-fold CV does
-# (with D >= 2048 on the primal path, a fold holds thousands of rows).
+# default) on the primal path are screened by a proxy instead: the map's
+# leading quarter of frequencies (the first D / 4 features of every
+# candidate, the same random draws rescaled) is cross-validated over all K
+# folds for each candidate, at 1/16 of a full pass's Gram product and 1/64
+# of a full reduction; the proxy's best two get the full map's pass and
+# K-fold CV, and the better of them by that CV is kept: two full passes and
+# 2K + 1 full reductions (11 with K = 5), against five passes and 2K + 4
+# (14) for the fold-1 screen with five candidates. Their CV scores
+# and the fit are the full search's to the last bit, and so is the choice
+# whenever the full search's best is among the proxy's best two. Neither
+# cheaper rule kept the choice (bench/results/bandwidth-proxy.md): the
+# proxy's best alone prefers wider bandwidths (census, letter), and fold 1
+# of the full map misranked two CPU candidates whose full CV scores differ
+# by 11%.
 krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend, primal = TRUE) {
   hold_fit_workspace()  # the block buffers serve every pass and chunk
   read <- 0
@@ -90,7 +94,7 @@ screened_bandwidth_search <- function(sigmas, run_pass, backend, read, n_full = 
   # them); the chosen one's lambda is the full CV's.
   screened[[best$index]]$solution$lambda <- solution$lambda
   list(map = best$map, solution = solution, stats = best$stats,
-       sigma_path = bandwidth_path(screened, scores), read = read(), chosen = best$index)
+       sigma_path = bandwidth_path(screened, scores), read = read())
 }
 
 # The proxy of a large rff map: its leading quarter of frequencies (every
@@ -115,26 +119,36 @@ leading_frequencies <- function(map, m) {
   map
 }
 
-# Every candidate's proxy cross-validated over all K folds; its best two
-# (`n_finalists`) then go through the fold-1 screen of the full map
-# (screened_bandwidth_search()), whose best gets the full K-fold CV and is
-# solved. sigma_path: the proxy's scores and curves (what screened all of
-# them), the chosen one's lambda the full CV's.
+# Every candidate's proxy cross-validated over all K folds; the best two
+# (`n_finalists`, in the order of `sigmas`) get the full map's pass and
+# K-fold CV, and the better of them by that score (ties to the first) is
+# solved. sigma_path: the proxy's scores and curves (what screened them
+# all), the chosen one's lambda the full CV's.
 proxy_bandwidth_search <- function(sigmas, proxy, run_pass, backend, read, n_finalists = 2L) {
+  all_folds <- function(stats) screen_fold_path(stats, backend, which = seq_along(stats$folds))
   screened <- lapply(sigmas, function(s) {
-    f <- run_pass(s, base = proxy)
-    screen <- screen_fold_path(f$stats, backend, which = seq_along(f$stats$folds))
-    list(map = f$map, solution = list(path = screen$path, lambda = screen$lambda),
-         score = screen$score)
+    screen <- all_folds(run_pass(s, base = proxy)$stats)
+    list(map = rescale_bandwidth(proxy, s),
+         solution = list(path = screen$path, lambda = screen$lambda), score = screen$score)
   })
   scores <- vapply(screened, `[[`, 0, "score")
   finalists <- sort(utils::head(order(scores, seq_along(scores)), n_finalists))
-  search <- screened_bandwidth_search(sigmas[finalists], run_pass, backend, read, n_full = 1L)
-  chosen <- finalists[[search$chosen]]
-  screened[[chosen]]$map <- search$map
-  screened[[chosen]]$solution$lambda <- search$solution$lambda
-  search$sigma_path <- bandwidth_path(screened, scores)
-  search
+  full <- lapply(finalists, function(i) {
+    f <- run_pass(sigmas[[i]])
+    f$cv <- all_folds(f$stats)
+    f
+  })
+  pick <- best_candidate(vapply(full, function(f) f$cv$score, 0))
+  if (length(pick) == 0) pick <- 1L  # every score NaN: krr_solve() says so
+  best <- full[[pick]]
+  full <- NULL
+  # (the lambdas and CV scores krr_solve() would compute; none for constant features)
+  solution <- krr_solve(best$stats, "cv", backend, cv = if (!is.null(best$cv$sse)) best$cv$path$cv)
+  chosen <- finalists[[pick]]
+  screened[[chosen]]$map <- best$map
+  screened[[chosen]]$solution$lambda <- solution$lambda
+  list(map = best$map, solution = solution, stats = best$stats,
+       sigma_path = bandwidth_path(screened, scores), read = read())
 }
 
 # Fold 1's (or the folds `which`) summed squared held-out error over
