@@ -69,7 +69,7 @@ calibration_inputs <- function(scores) {
 # by Newton's method with step halving, with a small ridge penalty on the
 # slopes (1e-3 * ||B||^2, so that separable classes give finite
 # coefficients). Small: (1 + p) x (K - 1) parameters, but each Hessian
-# reads every row: (K (K - 1))^2 / 2 products per row, 0.4 s at 16,000
+# reads every row: ((K + 1)(K - 1))^2 / 2 products per row, 0.4 s at 16,000
 # rows and 26 classes. Two are spared. At the start (all links 0) every
 # row's probabilities are 1 / K, so the Hessian is the Kronecker product of
 # (I / K - 11' / K^2) and X'WX. And once a step changes the objective by

@@ -127,9 +127,10 @@ leading_frequencies <- function(map, m) {
 proxy_bandwidth_search <- function(sigmas, proxy, run_pass, backend, read, n_finalists = 2L) {
   all_folds <- function(stats) screen_fold_path(stats, backend, which = seq_along(stats$folds))
   screened <- lapply(sigmas, function(s) {
-    screen <- all_folds(run_pass(s, base = proxy)$stats)
-    list(map = rescale_bandwidth(proxy, s),
-         solution = list(path = screen$path, lambda = screen$lambda), score = screen$score)
+    f <- run_pass(s, base = proxy)
+    screen <- all_folds(f$stats)
+    list(map = f$map, solution = list(path = screen$path, lambda = screen$lambda),
+         score = screen$score)
   })
   scores <- vapply(screened, `[[`, 0, "score")
   finalists <- sort(utils::head(order(scores, seq_along(scores)), n_finalists))

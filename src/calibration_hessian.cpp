@@ -16,8 +16,6 @@
 #include "gram_update.h"
 #include "simd_name.h"
 
-SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
-
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix calibration_hessian_cpp(Rcpp::NumericMatrix design, Rcpp::NumericMatrix q,
                                             Rcpp::NumericVector weights, int n_threads,
