@@ -106,7 +106,7 @@ bandwidth_proxy <- function(map) {
       map$n_features < getOption("kitchen.bandwidth_proxy", 2048)) {
     return(NULL)
   }
-  leading_frequencies(map, ncol(map$projection) %/% 4)
+  leading_frequencies(map, max(1L, ncol(map$projection) %/% 4L))
 }
 
 # An rff map of its first m frequencies: the same estimator of the same
