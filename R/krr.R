@@ -174,6 +174,8 @@
 #' each reduction), and its best two get the full map's pass and K-fold CV;
 #' the choice is the full search's whenever its best is among those two.
 #' `sigma_path` then lists the smaller map's scores.
+#' `options(kitchen.bandwidth_proxy = n)` sets the size from which maps are
+#' screened this way (`Inf`: never).
 #'
 #' `sigma = "ard"` learns one bandwidth per input column (on the map's
 #' rescaled inputs) before the fit: on a random subsample of 4000 training

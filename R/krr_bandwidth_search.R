@@ -99,8 +99,9 @@ screened_bandwidth_search <- function(sigmas, run_pass, backend, read, n_full = 
 
 # The proxy of a large rff map: its leading quarter of frequencies (every
 # feature of those, cos and sin, in the map's order), or NULL for smaller
-# maps and other kinds. Internal option kitchen.bandwidth_proxy: the least
-# number of features that gets one (tests set it low).
+# maps and other kinds. options(kitchen.bandwidth_proxy = n): the least
+# number of features that gets one (documented in ?krr_fit; tests set it
+# low).
 bandwidth_proxy <- function(map) {
   if (!inherits(map, "kitchen_rff") ||
       map$n_features < getOption("kitchen.bandwidth_proxy", 2048)) {
