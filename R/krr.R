@@ -167,8 +167,9 @@
 #' those of scoring every candidate in full, and so is the choice whenever
 #' the best bandwidth by full CV is among the screen's best two (fold 1
 #' alone, a fifth of the rows, can misrank close candidates on small data).
-#' [rff()] maps of 2048 features or more (outside the rows' span) are
-#' screened more cheaply: each candidate's first quarter of frequencies, a
+#' [rff()] and [fastfood()] maps of 2048 features or more (outside the
+#' rows' span) are screened more cheaply: each candidate's first quarter of
+#' frequencies (of blocks for Fastfood, when it has four or more), a
 #' smaller map with the same random draws, is cross-validated over all K
 #' folds (a sixteenth of a full pass's Gram product and a sixty-fourth of
 #' each reduction), and its best two get the full map's pass and K-fold CV;

@@ -16,9 +16,9 @@
 # can misrank close candidates on small data). bench/bandwidth-search.R
 # compares both.
 #
-# Large rff maps (at least `kitchen.bandwidth_proxy` features, 2048 by
-# default) on the primal path are screened by a proxy instead: the map's
-# leading quarter of frequencies (the first D / 4 features of every
+# Large rff and Fastfood maps (at least `kitchen.bandwidth_proxy` features,
+# 2048 by default) on the primal path are screened by a proxy instead: the
+# map's leading quarter of frequencies (the first D / 4 features of every
 # candidate, the same random draws rescaled) is cross-validated over all K
 # folds for each candidate, at 1/16 of a full pass's Gram product and 1/64
 # of a full reduction; the proxy's best two get the full map's pass and
@@ -97,17 +97,22 @@ screened_bandwidth_search <- function(sigmas, run_pass, backend, read, n_full = 
        sigma_path = bandwidth_path(screened, scores), read = read())
 }
 
-# The proxy of a large rff map: its leading quarter of frequencies (every
-# feature of those, cos and sin, in the map's order), or NULL for smaller
-# maps and other kinds. options(kitchen.bandwidth_proxy = n): the least
-# number of features that gets one (documented in ?krr_fit; tests set it
-# low).
+# The proxy of a large rff or Fastfood map: its leading quarter of
+# frequencies (every feature of those, cos and sin, in the map's order; for
+# Fastfood, its first quarter of blocks), or NULL for smaller maps, Fastfood
+# maps of fewer than four blocks, and other kinds.
+# options(kitchen.bandwidth_proxy = n): the least number of features that
+# gets one (documented in ?krr_fit; tests set it low).
 bandwidth_proxy <- function(map) {
-  if (!inherits(map, "kitchen_rff") ||
-      map$n_features < getOption("kitchen.bandwidth_proxy", 2048)) {
-    return(NULL)
+  if (map$n_features < getOption("kitchen.bandwidth_proxy", 2048)) return(NULL)
+  if (inherits(map, "kitchen_rff")) {
+    return(leading_frequencies(map, max(1L, ncol(map$projection) %/% 4L)))
   }
-  leading_frequencies(map, max(1L, ncol(map$projection) %/% 4L))
+  if (inherits(map, "kitchen_fastfood")) {
+    blocks <- ncol(map$signs) %/% (if (identical(map$structure, "sorf")) 3L else 1L)
+    if (blocks >= 4L) return(leading_blocks(map, blocks %/% 4L))
+  }
+  NULL
 }
 
 # An rff map of its first m frequencies: the same estimator of the same
@@ -115,6 +120,25 @@ bandwidth_proxy <- function(map) {
 leading_frequencies <- function(map, m) {
   per_frequency <- map$n_features %/% ncol(map$projection)  # 2 for cos_sin, else 1
   map$projection <- map$projection[, seq_len(m), drop = FALSE]
+  if (!is.null(map$phases)) map$phases <- map$phases[seq_len(m)]
+  map$n_features <- as.integer(m * per_frequency)
+  map
+}
+
+# A Fastfood map of its first b blocks (b p frequencies; each block's
+# signs, permutation and Gaussian diagonal, or a SORF block's three sign
+# columns, with their frequencies' lengths and phases).
+leading_blocks <- function(map, b) {
+  p <- nrow(map$signs)
+  per_frequency <- if (identical(map$type, "cos_sin")) 2L else 1L
+  m <- b * p
+  sorf <- identical(map$structure, "sorf")
+  map$signs <- map$signs[, seq_len(if (sorf) 3L * b else b), drop = FALSE]
+  if (!sorf) {
+    map$perm <- map$perm[, seq_len(b), drop = FALSE]
+    map$gauss <- map$gauss[, seq_len(b), drop = FALSE]
+    map$radial <- map$radial[seq_len(m)]
+  }
   if (!is.null(map$phases)) map$phases <- map$phases[seq_len(m)]
   map$n_features <- as.integer(m * per_frequency)
   map

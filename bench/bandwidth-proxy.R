@@ -3,7 +3,8 @@
 # `krr_fit(x, y, rff(x, D, seed = 1), sigma = "auto")` (lambda by 5-fold CV) is
 # fitted by two builds in turn, each in its own process (KITCHEN_THIS_LIB,
 # KITCHEN_BASE_LIB), on the suite's fixed splits (bench/common.R, seed 2007):
-# chosen sigma and lambda, test error and seconds. D: KITCHEN_BENCH_D (2048).
+# chosen sigma and lambda, test error and seconds. D: KITCHEN_BENCH_D (2048);
+# KITCHEN_BENCH_MAP=fastfood for Fastfood maps (rff by default).
 # Run from the repository root: Rscript bench/bandwidth-proxy.R
 args <- commandArgs(TRUE)
 source(file.path("bench", "common.R"))
@@ -18,13 +19,14 @@ sets <- list(
          train = 1:16000, test = 16001:20000)
   })
 n_features <- as.integer(Sys.getenv("KITCHEN_BENCH_D", "2048"))
+map_kind <- Sys.getenv("KITCHEN_BENCH_MAP", "rff")
 if (length(args) && args[1] == "--child") {
   suppressPackageStartupMessages(library(kitchen, lib.loc = args[2]))
   d <- sets[[args[3]]]()
   x <- d$x[d$train, , drop = FALSE]
   began <- proc.time()[["elapsed"]]
-  fit <- krr_fit(x, d$y[d$train], rff(x, n_features, seed = 1), sigma = "auto", n_threads = 2,
-                 verbose = FALSE)
+  map <- if (map_kind == "fastfood") fastfood(x, n_features, seed = 1) else rff(x, n_features, seed = 1)
+  fit <- krr_fit(x, d$y[d$train], map, sigma = "auto", n_threads = 2, verbose = FALSE)
   seconds <- proc.time()[["elapsed"]] - began
   pred <- predict(fit, d$x[d$test, , drop = FALSE], type = if (is.factor(d$y)) "class" else "response")
   error <- if (is.factor(d$y)) mean(pred != d$y[d$test]) else
@@ -52,7 +54,8 @@ suppressPackageStartupMessages(library(kitchen, lib.loc = libs[["this"]]))
 write_result(c("# sigma = \"auto\" with the proxy screen against the fold-1 screen (bench/bandwidth-proxy.R)", "",
                machine_description(),
                sprintf("load average before / after: %s / %s", load_before, readLines("/proc/loadavg")),
-               sprintf("D = %d; this = %s, base = %s", n_features, libs[["this"]], libs[["base"]]), "",
+               sprintf("%s maps, D = %d; this = %s, base = %s", map_kind, n_features, libs[["this"]],
+                       libs[["base"]]), "",
                "| data | build | sigma | lambda | test error | seconds |",
                "| --- | --- | --- | --- | --- | --- |", unlist(rows)),
-             "bandwidth-proxy.md")
+             if (map_kind == "rff") "bandwidth-proxy.md" else sprintf("bandwidth-proxy-%s.md", map_kind))

@@ -133,3 +133,38 @@ test_that("large rff maps screen by the full CV of their leading quarter of freq
   expect_equal(fit$sigma_path$score, in_memory$sigma_path$score, tolerance = 1e-10)
   expect_equal(fit$coefficients, in_memory$coefficients, tolerance = 1e-8)
 })
+
+test_that("large Fastfood and SORF maps screen by their first quarter of blocks", {
+  set.seed(5)
+  n <- 400
+  x <- matrix(rnorm(n * 3), n)  # 3 columns: blocks of p = 4 frequencies
+  y <- cos(2 * x[, 1]) * x[, 2] + rnorm(n, sd = 0.1)
+  folds <- sample(rep_len(1:5, n))
+  sigmas <- c(0.5, 1, 2)
+  for (structure in c("fastfood", "sorf")) {
+    for (type in c("cos_sin", "cos_phase")) {
+      map <- fastfood(x, 64, sigma = 1, seed = 6, type = type, structure = structure)
+      expect_null(kitchen:::bandwidth_proxy(map))  # below the default size
+      old <- options(kitchen.bandwidth_proxy = 64)
+      proxy <- kitchen:::bandwidth_proxy(map)
+      expect_identical(proxy$n_features, 16L)
+      m <- if (type == "cos_sin") 32 else 64
+      columns <- if (type == "cos_sin") c(1:8, m + 1:8) else 1:16
+      expect_equal(predict(proxy, x[1:6, ]) * sqrt(16 / 64), predict(map, x[1:6, ])[, columns],
+                   tolerance = 1e-14)
+      fit <- krr_fit(x, y, map, sigma = sigmas, folds = folds, n_threads = 1)
+      options(old)
+      proxy_scores <- vapply(sigmas, function(s) {
+        min(krr_fit(x, y, kitchen:::rescale_bandwidth(proxy, s), folds = folds,
+                    n_threads = 1)$path$cv)
+      }, 0)
+      expect_identical(fit$sigma_path$score, proxy_scores)
+      expect_same_fit(fit, full_search(function(m) krr_fit(x, y, m, folds = folds, n_threads = 1),
+                                       map, sigmas[sort(order(proxy_scores)[1:2])]))
+    }
+  }
+  # Fewer than four blocks: no proxy.
+  old <- options(kitchen.bandwidth_proxy = 2)
+  on.exit(options(old))
+  expect_null(kitchen:::bandwidth_proxy(fastfood(x, 8, sigma = 1, seed = 7)))
+})
