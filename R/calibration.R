@@ -91,15 +91,16 @@ fit_calibration <- function(inputs, labels, weights, backend, penalty = 1e-3, ma
   }
   theta <- numeric(d * (k - 1))
   value <- objective(theta)
+  penalty_hessian <- diag(2 * ridge + 1e-12, length(theta))
   hessian <- kronecker(diag(1 / k, k - 1) - 1 / k^2, crossprod(design, weights * design)) +
-    diag(2 * ridge + 1e-12, length(theta))
+    penalty_hessian
   close <- FALSE
   for (iteration in seq_len(max_iter)) {
     p <- softmax_rows(links_of(theta))
     gradient <- c(crossprod(design, weights * (p - onehot)[, -1, drop = FALSE])) + 2 * ridge * theta
     if (iteration > 1 && !close) {
       hessian <- calibration_hessian(design, p[, -1, drop = FALSE], weights, backend) +
-        diag(2 * ridge + 1e-12, length(theta))
+        penalty_hessian
     }
     step <- solve(hessian, gradient)
     t <- 1

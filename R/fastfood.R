@@ -231,12 +231,17 @@ fastfood_apply <- function(map, x, backend, project_only = FALSE,
   out
 }
 
+# The number of blocks of p frequencies (SORF: three sign columns a block).
+fastfood_block_count <- function(map) {
+  ncol(map$signs) %/% (if (identical(map$structure, "sorf")) 3L else 1L)
+}
+
 # The title and fields print() and summary() show (map_description()).
 fastfood_description <- function(x) {
   sorf <- identical(x$structure, "sorf")
   p <- nrow(x$signs)
   m <- if (x$type == "cos_sin") x$n_features / 2 else x$n_features
-  n_blocks <- if (sorf) ncol(x$signs) / 3 else ncol(x$signs)
+  n_blocks <- fastfood_block_count(x)
   last <- m - (n_blocks - 1) * p
   list(title = if (sorf) "kitchen SORF features (structured orthogonal, H D1 H D2 H D3 blocks)" else
          "kitchen Fastfood features",

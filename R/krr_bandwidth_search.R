@@ -109,7 +109,7 @@ bandwidth_proxy <- function(map) {
     return(leading_frequencies(map, max(1L, ncol(map$projection) %/% 4L)))
   }
   if (inherits(map, "kitchen_fastfood")) {
-    blocks <- ncol(map$signs) %/% (if (identical(map$structure, "sorf")) 3L else 1L)
+    blocks <- fastfood_block_count(map)  # R/fastfood.R
     if (blocks >= 4L) return(leading_blocks(map, blocks %/% 4L))
   }
   NULL
@@ -118,10 +118,9 @@ bandwidth_proxy <- function(map) {
 # An rff map of its first m frequencies: the same estimator of the same
 # kernel with fewer draws (the features' scale follows n_features).
 leading_frequencies <- function(map, m) {
-  per_frequency <- map$n_features %/% ncol(map$projection)  # 2 for cos_sin, else 1
   map$projection <- map$projection[, seq_len(m), drop = FALSE]
   if (!is.null(map$phases)) map$phases <- map$phases[seq_len(m)]
-  map$n_features <- as.integer(m * per_frequency)
+  map$n_features <- as.integer(m * features_per_frequency(map))
   map
 }
 
@@ -129,9 +128,7 @@ leading_frequencies <- function(map, m) {
 # signs, permutation and Gaussian diagonal, or a SORF block's three sign
 # columns, with their frequencies' lengths and phases).
 leading_blocks <- function(map, b) {
-  p <- nrow(map$signs)
-  per_frequency <- if (identical(map$type, "cos_sin")) 2L else 1L
-  m <- b * p
+  m <- b * nrow(map$signs)  # p frequencies a block
   sorf <- identical(map$structure, "sorf")
   map$signs <- map$signs[, seq_len(if (sorf) 3L * b else b), drop = FALSE]
   if (!sorf) {
@@ -140,9 +137,13 @@ leading_blocks <- function(map, b) {
     map$radial <- map$radial[seq_len(m)]
   }
   if (!is.null(map$phases)) map$phases <- map$phases[seq_len(m)]
-  map$n_features <- as.integer(m * per_frequency)
+  map$n_features <- as.integer(m * features_per_frequency(map))
   map
 }
+
+# Features per frequency of an rff or Fastfood map: its cosine and sine, or
+# one cosine with a phase.
+features_per_frequency <- function(map) if (identical(map$type, "cos_sin")) 2L else 1L
 
 # Every candidate's proxy cross-validated over all K folds; the best two
 # (`n_finalists`, in the order of `sigmas`) get the full map's pass and

@@ -31,6 +31,8 @@ Rcpp::NumericMatrix calibration_hessian_cpp(Rcpp::NumericMatrix design, Rcpp::Nu
   std::vector<double> m(block * size);
   const double* x = design.begin();
   const double* p = q.begin();
+  std::vector<double> root_w(n);  // once, not once per entry of M
+  for (std::size_t i = 0; i < n; ++i) root_w[i] = std::sqrt(weights[i]);
   for (std::size_t start = 0; start < n; start += block) {
     const std::size_t rows = std::min(block, n - start);
     for (std::size_t a = 0; a < classes; ++a) {
@@ -38,7 +40,7 @@ Rcpp::NumericMatrix calibration_hessian_cpp(Rcpp::NumericMatrix design, Rcpp::Nu
         double* column = m.data() + (a * d + j) * rows;
         for (std::size_t r = 0; r < rows; ++r) {
           const std::size_t i = start + r;
-          column[r] = std::sqrt(weights[i]) * p[i + a * n] * x[i + j * n];
+          column[r] = root_w[i] * p[i + a * n] * x[i + j * n];
         }
       }
     }
