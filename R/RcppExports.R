@@ -189,16 +189,20 @@ lowest_score_cpp <- function(scores) {
     .Call(`_kitchen_lowest_score_cpp`, scores)
 }
 
-ridge_path_coefficients_cpp <- function(gram, zy, lambdas, use_lapack, n_threads, simd) {
-    .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas, use_lapack, n_threads, simd)
+ridge_path_coefficients_cpp <- function(gram, zy, lambdas, use_lapack, n_threads, simd, band = FALSE) {
+    .Call(`_kitchen_ridge_path_coefficients_cpp`, gram, zy, lambdas, use_lapack, n_threads, simd, band)
 }
 
-ridge_path_fold_coefficients_cpp <- function(total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd) {
-    .Call(`_kitchen_ridge_path_fold_coefficients_cpp`, total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd)
+ridge_path_fold_coefficients_cpp <- function(total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd, band = FALSE) {
+    .Call(`_kitchen_ridge_path_fold_coefficients_cpp`, total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd, band)
 }
 
 tridiagonal_cpp <- function(gram, x, y, use_lapack, n_threads, simd, slice_entries = 0, blocked = FALSE) {
     .Call(`_kitchen_tridiagonal_cpp`, gram, x, y, use_lapack, n_threads, simd, slice_entries, blocked)
+}
+
+band_reduction_cpp <- function(gram, x, y, n_threads, simd) {
+    .Call(`_kitchen_band_reduction_cpp`, gram, x, y, n_threads, simd)
 }
 
 rff_predict_small_cpp <- function(map, x, n_threads) {

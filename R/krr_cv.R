@@ -37,6 +37,7 @@ cv_path <- function(stats, lambdas, backend, screened = NULL) {
 # stats$folds), added to `sse`, for each lambda.
 fold_sse <- function(stats, lambdas, backend, which, sse = numeric(length(lambdas))) {
   if (is_dual_statistics(stats)) return(dual_fold_sse(stats, lambdas, which, sse))  # R/krr_dual.R
+  band <- use_band_reduction(ncol(stats$gram))
   for (fold in stats$folds[which]) {
     train <- fold_training_moments(stats, fold)
     zbar <- train$zbar
@@ -46,7 +47,7 @@ fold_sse <- function(stats, lambdas, backend, which, sse = numeric(length(lambda
     # in memory beside its working copy (1.15 GB each at D = 12,000)
     w <- ridge_path_fold_coefficients_cpp(stats$gram, fold$gram, zbar, train$n, train$zy,
                                           lambdas, backend$lapack, backend$n_threads,
-                                          backend$simd)
+                                          backend$simd, band)
     b <- rep(ybar, length(lambdas)) - drop(crossprod(w, zbar))   # intercepts, by column
     err <- rep(fold$yy, length(lambdas)) - 2 * b * rep(fold$ysum, length(lambdas)) -
       2 * colSums(w * fold$zy[, rep(seq_len(k), length(lambdas)), drop = FALSE]) +
@@ -55,6 +56,17 @@ fold_sse <- function(stats, lambdas, backend, which, sse = numeric(length(lambda
     sse <- sse + colSums(matrix(err, k))
   }
   sse
+}
+
+# Whether the folds' lambda paths come from a band form of their Gram
+# matrices (ridge_path.cpp, band_reduction.hpp) rather than a tridiagonal
+# one: from `kitchen.band_reduction` features on (documented in ?krr_fit;
+# tests set it low). The same path to rounding; faster for large matrices
+# (bench/results/band-reduction.md), on the AVX2 / AVX-512 kernels only (the
+# C++ falls back to the tridiagonal form without them, or with
+# options(kitchen.tridiagonal = "lapack")).
+use_band_reduction <- function(dim) {
+  dim >= getOption("kitchen.band_reduction", 1024)
 }
 
 # The training part of a CV fold (all rows less the fold's), without its

@@ -661,8 +661,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ridge_path_coefficients_cpp
-Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, SEXP simd);
-RcppExport SEXP _kitchen_ridge_path_coefficients_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, SEXP simd, bool band);
+RcppExport SEXP _kitchen_ridge_path_coefficients_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP bandSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -671,13 +671,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_path_coefficients_cpp(gram, zy, lambdas, use_lapack, n_threads, simd));
+    Rcpp::traits::input_parameter< bool >::type band(bandSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_path_coefficients_cpp(gram, zy, lambdas, use_lapack, n_threads, simd, band));
     return rcpp_result_gen;
 END_RCPP
 }
 // ridge_path_fold_coefficients_cpp
-Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total, Rcpp::NumericMatrix fold, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, SEXP simd);
-RcppExport SEXP _kitchen_ridge_path_fold_coefficients_cpp(SEXP totalSEXP, SEXP foldSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total, Rcpp::NumericMatrix fold, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix zy, Rcpp::NumericVector lambdas, bool use_lapack, int n_threads, SEXP simd, bool band);
+RcppExport SEXP _kitchen_ridge_path_fold_coefficients_cpp(SEXP totalSEXP, SEXP foldSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP zySEXP, SEXP lambdasSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP bandSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type total(totalSEXP);
@@ -689,7 +690,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_path_fold_coefficients_cpp(total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd));
+    Rcpp::traits::input_parameter< bool >::type band(bandSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_path_fold_coefficients_cpp(total, fold, zbar, n, zy, lambdas, use_lapack, n_threads, simd, band));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -707,6 +709,20 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type slice_entries(slice_entriesSEXP);
     Rcpp::traits::input_parameter< bool >::type blocked(blockedSEXP);
     rcpp_result_gen = Rcpp::wrap(tridiagonal_cpp(gram, x, y, use_lapack, n_threads, simd, slice_entries, blocked));
+    return rcpp_result_gen;
+END_RCPP
+}
+// band_reduction_cpp
+SEXP band_reduction_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, int n_threads, SEXP simd);
+RcppExport SEXP _kitchen_band_reduction_cpp(SEXP gramSEXP, SEXP xSEXP, SEXP ySEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type y(ySEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(band_reduction_cpp(gram, x, y, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -828,9 +844,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
     {"_kitchen_lowest_score_cpp", (DL_FUNC) &_kitchen_lowest_score_cpp, 1},
-    {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 6},
-    {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 9},
+    {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 7},
+    {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 10},
     {"_kitchen_tridiagonal_cpp", (DL_FUNC) &_kitchen_tridiagonal_cpp, 8},
+    {"_kitchen_band_reduction_cpp", (DL_FUNC) &_kitchen_band_reduction_cpp, 5},
     {"_kitchen_rff_predict_small_cpp", (DL_FUNC) &_kitchen_rff_predict_small_cpp, 3},
     {"_kitchen_krr_predict_small_cpp", (DL_FUNC) &_kitchen_krr_predict_small_cpp, 5},
     {"_kitchen_fwht_small_cpp", (DL_FUNC) &_kitchen_fwht_small_cpp, 3},

@@ -3,7 +3,8 @@
 // threads and SIMD kernels) or by LAPACK's dsytrd (R's own, or the optimised
 // one R is linked to); the core scores every lambda from it; the chosen
 // lambda's coefficients are mapped back with the same Householder
-// reflectors.
+// reflectors. The coefficients along a whole path (CV folds) can also come
+// from a band form (band_reduction.hpp), faster for large matrices.
 #include "blas_gemm.h"  // first: sets up R's Fortran string-length arguments
 #include <R_ext/Lapack.h>
 #include <Rcpp.h>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "kitchen/band_reduction.hpp"
 #include "kitchen/fold_algebra.hpp"
 #include "kitchen/lowest_score.hpp"
 #include "kitchen/reflector_blocks.hpp"
@@ -171,6 +173,69 @@ struct tridiagonal_form {
   }
 };
 
+#if KITCHEN_X86_SIMD
+// G = Q B Q' with B banded (band_reduction.hpp), for the coefficients along
+// a lambda path: a banded Cholesky factor per lambda instead of a
+// tridiagonal solve. Needs the AVX2 / AVX-512 kernels.
+struct band_form {
+  int dim, n_threads;
+  std::unique_ptr<kitchen::band_reduction> own;
+  std::unique_ptr<kitchen::reflector_blocks> blocks;
+
+  template <class Entry>
+  band_form(int dim_, Entry entry, int n_threads_, kitchen::simd_level level)
+      : dim(dim_), n_threads(n_threads_), own(new kitchen::band_reduction(dim_, level)) {
+    glue_parallel parallel{n_threads};
+    own->reduce_from(parallel, entry);
+    if (!own->tau().empty()) {
+      blocks.reset(new kitchen::reflector_blocks(own->reflectors(), dim, own->tau().data(),
+                                                 own->tau().size(), level, kitchen::band_width,
+                                                 own->block_factors()));
+    }
+  }
+
+  void use_blocks() {}  // Q is always applied by blocks here
+
+  // Q' c (trans 'T') or Q c (trans 'N') for c dim x k, in place.
+  void apply(const char trans, double* c, int k) const {
+    if (!blocks || k == 0) return;
+    std::vector<double> workspace(blocks->workspace_size(k));
+    glue_parallel parallel{n_threads};
+    for (std::size_t s = 0; s < blocks->n_blocks(); ++s) {
+      blocks->apply_step(parallel, s, trans == 'T', c, dim, k, workspace.data());
+      Rcpp::checkUserInterrupt();
+    }
+  }
+
+  // As tridiagonal_form::coefficients(): NA columns where B + lambda I is
+  // not positive definite. The lambdas go to threads in `groups`
+  // round-robin sets, each with its own factor.
+  void coefficients(const double* b, int k, const double* lambdas, int n_lambdas,
+                    double* w) const {
+    const std::size_t n = dim, ld = kitchen::band_width + 1;
+    const std::size_t groups = std::min<std::size_t>(n_lambdas, 8);
+    std::vector<double> factors(groups * ld * n);
+    const double* band = own->band().data();
+    kitchen_glue::parallel_for_chunks(groups, 1.0 * n_lambdas / groups * ld * ld * n, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      for (std::size_t g = begin; g < end; ++g) {
+        double* l = factors.data() + g * ld * n;
+        for (std::size_t q = g; q < static_cast<std::size_t>(n_lambdas); q += groups) {
+          double* out = w + q * k * n;
+          if (!kitchen::band_cholesky(band, n, lambdas[q], l)) {
+            std::fill(out, out + k * n, NA_REAL);
+            continue;
+          }
+          std::copy(b, b + k * n, out);
+          for (int j = 0; j < k; ++j) kitchen::band_cholesky_solve(l, n, out + j * n);
+        }
+      }
+    });
+    apply('N', w, k * n_lambdas);
+  }
+};
+#endif
+
 }  // namespace
 
 // gram: centred Z'Z (dim x dim, upper triangle read); zy: centred Z'y
@@ -228,7 +293,8 @@ namespace {
 // (k * n_lambdas) matrix, lambda by lambda (k columns each). Q is applied
 // by blocks of reflectors (the fit's own coefficients, ridge_gcv_path_cpp(),
 // keep the reflector-at-a-time product: k columns cost little there).
-Rcpp::NumericMatrix path_coefficients(tridiagonal_form&& form, Rcpp::NumericMatrix zy,
+template <class Form>
+Rcpp::NumericMatrix path_coefficients(Form&& form, Rcpp::NumericMatrix zy,
                                       Rcpp::NumericVector lambdas) {
   const int k = zy.ncol(), n_lambdas = lambdas.size();
   form.use_blocks();
@@ -239,16 +305,39 @@ Rcpp::NumericMatrix path_coefficients(tridiagonal_form&& form, Rcpp::NumericMatr
   return w;
 }
 
+// The same from the band form when `band` asks for it and the SIMD level
+// has its kernels (and the matrix is wider than the band), else from the
+// tridiagonal form.
+template <class Entry>
+Rcpp::NumericMatrix lambda_path(int dim, Entry entry, Rcpp::NumericMatrix zy,
+                                Rcpp::NumericVector lambdas, bool use_lapack, bool band,
+                                int n_threads, SEXP simd) {
+#if KITCHEN_X86_SIMD
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
+  if (band && !use_lapack && kitchen::band_reduction::available(level) &&
+      static_cast<std::size_t>(dim) > kitchen::band_width) {
+    return path_coefficients(band_form(dim, entry, n_threads, level), zy, lambdas);
+  }
+#else
+  (void)band;
+#endif
+  return path_coefficients(tridiagonal_form(dim, entry, use_lapack, n_threads, simd), zy,
+                           lambdas);
+}
+
 }  // namespace
 
 // The ridge coefficients (G + lambda I)^-1 zy for every lambda, from one
-// tridiagonal reduction: a dim x (k * n_lambdas) matrix, lambda by lambda
-// (k columns each); NaN columns where G + lambda I is singular.
+// tridiagonal reduction (or band reduction: `band`): a dim x (k *
+// n_lambdas) matrix, lambda by lambda (k columns each); NaN columns where
+// G + lambda I is singular (band: not positive definite).
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy,
                                                 Rcpp::NumericVector lambdas, bool use_lapack,
-                                                int n_threads, SEXP simd) {
-  return path_coefficients(tridiagonal_form(gram, use_lapack, n_threads, simd), zy, lambdas);
+                                                int n_threads, SEXP simd, bool band = false) {
+  const std::size_t dim = gram.nrow();
+  return lambda_path(gram.nrow(), upper_entries{gram.begin(), dim}, zy, lambdas, use_lapack, band,
+                     n_threads, simd);
 }
 
 // The same for G = (total - fold) - n zbar zbar', a K-fold CV fold's
@@ -261,7 +350,7 @@ Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total,
                                                      Rcpp::NumericVector zbar, double n,
                                                      Rcpp::NumericMatrix zy,
                                                      Rcpp::NumericVector lambdas, bool use_lapack,
-                                                     int n_threads, SEXP simd) {
+                                                     int n_threads, SEXP simd, bool band = false) {
   const std::size_t dim = total.nrow();
   if (total.ncol() != total.nrow() || fold.nrow() != total.nrow() ||
       fold.ncol() != total.ncol() || static_cast<std::size_t>(zbar.size()) != dim ||
@@ -274,8 +363,7 @@ Rcpp::NumericMatrix ridge_path_fold_coefficients_cpp(Rcpp::NumericMatrix total,
   auto entry = [a, b, z, n, dim](std::size_t r, std::size_t c) {
     return kitchen::centred_difference_entry(a, b, z, n, dim, r, c);
   };
-  return path_coefficients(tridiagonal_form(static_cast<int>(dim), entry, use_lapack, n_threads, simd),
-                           zy, lambdas);
+  return lambda_path(static_cast<int>(dim), entry, zy, lambdas, use_lapack, band, n_threads, simd);
 }
 
 // The reduction itself, for tests and benchmarks: T's diagonal and
@@ -297,4 +385,32 @@ Rcpp::List tridiagonal_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp
   Rcpp::NumericVector e(form.e.begin(), form.e.begin() + std::max(form.dim - 1, 0));
   return Rcpp::List::create(Rcpp::Named("d") = d, Rcpp::Named("e") = e,
                             Rcpp::Named("qtx") = qtx, Rcpp::Named("qy") = qy);
+}
+
+// The band reduction itself, for tests and benchmarks: B in band storage
+// ((band width + 1) x dim: entry (c + r, c) in row r + 1 of column c + 1),
+// Q' x and Q y. NULL where the SIMD level lacks the kernels.
+// [[Rcpp::export(rng = false)]]
+SEXP band_reduction_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::NumericMatrix y,
+                        int n_threads, SEXP simd) {
+#if KITCHEN_X86_SIMD
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
+  const int dim = gram.nrow();
+  if (!kitchen::band_reduction::available(level)) return R_NilValue;
+  if (gram.ncol() != dim || x.nrow() != dim || y.nrow() != dim) {
+    Rcpp::stop("gram must be square, with as many rows as x and y.");
+  }
+  band_form form(dim, upper_entries{gram.begin(), static_cast<std::size_t>(dim)}, n_threads,
+                 level);
+  Rcpp::NumericMatrix qtx = Rcpp::clone(x), qy = Rcpp::clone(y);
+  form.apply('T', qtx.begin(), qtx.ncol());
+  form.apply('N', qy.begin(), qy.ncol());
+  Rcpp::NumericMatrix band(kitchen::band_width + 1, dim);
+  std::copy(form.own->band().begin(), form.own->band().end(), band.begin());
+  return Rcpp::List::create(Rcpp::Named("band") = band, Rcpp::Named("qtx") = qtx,
+                            Rcpp::Named("qy") = qy);
+#else
+  (void)gram; (void)x; (void)y; (void)n_threads; (void)simd;
+  return R_NilValue;
+#endif
 }

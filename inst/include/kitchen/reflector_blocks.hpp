@@ -11,6 +11,7 @@
 // v_j' for j < count, with v_j in column j of an n x n matrix from row
 // j + 1 (its leading 1 there); entries of that column above row j + 1 are
 // ignored (the reduction leaves a diagonal entry and stale values there).
+// band_reduction's start `shift` rows lower: from row j + shift.
 //
 // Work is by units of reflector_unit_columns columns of C: each column's
 // arithmetic depends only on its own entries and on the reflectors (sums in
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "gram_simd.hpp"
@@ -40,19 +42,30 @@ constexpr std::size_t reflector_unit_columns = 96;
 
 class reflector_blocks {
  public:
-  // a: n x n (column-major) holding v_j in column j; tau: count factors.
-  // Computes every block's T (on the caller's Parallel, as in
-  // tridiagonal.hpp); allocate on the main thread.
+  // a: n x n (column-major) holding v_j in column j from row j + shift;
+  // tau: count factors (count + shift <= n). Computes every block's T (on
+  // the caller's Parallel, as in tridiagonal.hpp); allocate on the main
+  // thread.
   template <class Parallel>
   reflector_blocks(Parallel& parallel, const double* a, std::size_t n, const double* tau,
-                   std::size_t count, simd_level level)
-      : a_(a), n_(n), tau_(tau), count_(count), level_(level),
+                   std::size_t count, simd_level level, std::size_t shift = 1)
+      : a_(a), n_(n), tau_(tau), count_(count), level_(level), shift_(shift),
         n_blocks_((count + reflector_block - 1) / reflector_block),
         t_(n_blocks_ * reflector_block * reflector_block, 0.0) {
     parallel(n_blocks_, 1.0 * reflector_block * reflector_block * n,
              [&](std::size_t begin, std::size_t end) {
       for (std::size_t b = begin; b < end; ++b) block_factor(b);
     });
+  }
+
+  // The same with every block's T given (blocks of reflector_block
+  // reflectors, each T column-major and upper triangular), as a reduction
+  // that made them passes them on.
+  reflector_blocks(const double* a, std::size_t n, const double* tau, std::size_t count,
+                   simd_level level, std::size_t shift, std::vector<double> t)
+      : a_(a), n_(n), tau_(tau), count_(count), level_(level), shift_(shift),
+        n_blocks_((count + reflector_block - 1) / reflector_block), t_(std::move(t)) {
+    t_.resize(n_blocks_ * reflector_block * reflector_block, 0.0);
   }
 
   // Whether `level` has the kernels this needs (AVX2 or AVX-512).
@@ -79,7 +92,7 @@ class reflector_blocks {
   void apply_step(Parallel& parallel, std::size_t step, bool transpose, double* c,
                   std::size_t ldc, std::size_t m, double* workspace) const {
     const std::size_t b = transpose ? step : n_blocks_ - 1 - step;
-    const std::size_t len = n_ - (b * reflector_block + 1);
+    const std::size_t len = n_ - (b * reflector_block + shift_);
     const double cost = 4.0 * len * reflector_block * reflector_unit_columns;
     parallel(n_units(m), cost, [&](std::size_t begin, std::size_t end) {
       for (std::size_t u = begin; u < end; ++u) {
@@ -111,12 +124,13 @@ class reflector_blocks {
   const double* tau_;
   std::size_t count_;
   simd_level level_;
+  std::size_t shift_;
   std::size_t n_blocks_;
   std::vector<double> t_;  // each block's T, reflector_block^2, column-major
 
-  // Entry r of v_j (zero above row j + 1, one there).
+  // Entry r of v_j (zero above row j + shift, one there).
   double v(std::size_t j, std::size_t r) const {
-    return r <= j ? 0.0 : r == j + 1 ? 1.0 : a_[r + j * n_];
+    return r < j + shift_ ? 0.0 : r == j + shift_ ? 1.0 : a_[r + j * n_];
   }
 
   // dlarft (forward, columnwise): T[q, q] = tau_q, T[0:q, q] = -tau_q
@@ -130,10 +144,10 @@ class reflector_blocks {
       const std::size_t jq = j0 + q;
       const double* vq = a_ + jq * n_;
       for (std::size_t i = 0; i < q; ++i) {
-        // v_q is zero above row jq + 1 and one there.
+        // v_q is zero above row jq + shift and one there.
         const double* vi = a_ + (j0 + i) * n_;
-        double s0 = vi[jq + 1], s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        std::size_t r = jq + 2;
+        double s0 = vi[jq + shift_], s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        std::size_t r = jq + shift_ + 1;
         for (; r + 4 <= n_; r += 4) {
           s0 += vi[r] * vq[r];
           s1 += vi[r + 1] * vq[r + 1];
@@ -161,7 +175,7 @@ class reflector_blocks {
   }
 
   // Block b applied to uc columns of c (stride ldc): W = V' C on rows
-  // j0 + 1 .. n, W = T W (Q) or T' W (Q'), C -= V W.
+  // j0 + shift .. n, W = T W (Q) or T' W (Q'), C -= V W.
   template <class Kernel>
   void apply_unit(std::size_t b, bool transpose, double* c, std::size_t ldc, std::size_t uc,
                   double* ws) const {
@@ -169,7 +183,7 @@ class reflector_blocks {
                           kd = reflector_depth, ucm = reflector_unit_columns;
     static_assert(nb % mr == 0 && ucm % mr == 0 && mr % nr == 0, "strips must tile the block");
     const std::size_t j0 = b * nb, width = std::min(nb, count_ - j0);
-    const std::size_t r0 = j0 + 1, len = n_ - r0;
+    const std::size_t r0 = j0 + shift_, len = n_ - r0;
     double* w = align64(ws);             // nb x ucm, column-major
     double* wp = w + nb * ucm;           // W in strips of mr columns (nb x mr each)
     double* vp = wp + nb * ucm;          // V rows of a depth block, strips of mr columns

@@ -335,6 +335,62 @@ inline std::size_t symv_slices(std::size_t m, std::size_t slice_entries, std::si
 
 }  // namespace tridiag_detail
 
+#if KITCHEN_X86_SIMD
+namespace tridiag_detail {
+
+// A[0:m, 0:m] (column stride lda) -= V W' + W V' for V and W m x nbe
+// (strides ldv, ldw), as G += U' X on the Z'Z micro-kernels: U = -[V W] and
+// X = [W V] (m x 2nb) packed in strips of Kernel::mr rows. The tiles that
+// touch the lower triangle only (a few entries above the diagonal are
+// updated too), or every tile (`full`, for a matrix kept whole).
+template <class Kernel, class Parallel>
+void rank2k_packed(Parallel& parallel, double* a, std::size_t lda, std::size_t m,
+                   const double* v, std::size_t ldv, const double* w, std::size_t ldw,
+                   std::size_t nbe, bool full, double* packed_u, double* packed_x) {
+  constexpr std::size_t mr = Kernel::mr, nr = Kernel::nr;
+  const std::size_t kc = 2 * nbe, strip = kc * mr;
+  const std::size_t n_strips = (m + mr - 1) / mr;
+  double* pu = align64(packed_u);
+  double* px = align64(packed_x);
+  parallel(n_strips, 4.0 * strip, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t st = begin; st < end; ++st) {
+      double* ou = pu + st * strip;
+      double* ox = px + st * strip;
+      const std::size_t r0 = st * mr, rows = std::min(mr, m - r0);
+      for (std::size_t k = 0; k < nbe; ++k) {
+        const double* vk = v + k * ldv + r0;
+        const double* wk = w + k * ldw + r0;
+        for (std::size_t r = 0; r < mr; ++r) {
+          const double vr = r < rows ? vk[r] : 0.0, wr = r < rows ? wk[r] : 0.0;
+          ou[k * mr + r] = -vr;
+          ou[(nbe + k) * mr + r] = -wr;
+          ox[k * mr + r] = wr;
+          ox[(nbe + k) * mr + r] = vr;
+        }
+      }
+    }
+  });
+  const std::size_t n_tiles = (m + nr - 1) / nr, n_pairs = (n_tiles + 1) / 2;
+  const auto tile_column = [&](std::size_t tile) {
+    const std::size_t j0 = tile * nr, nj = std::min(nr, m - j0);
+    const double* b = px + (j0 / mr) * strip + j0 % mr;
+    for (std::size_t i0 = full ? 0 : j0 / mr * mr; i0 < m; i0 += mr) {
+      detail::kernel_tile<Kernel>(kc, pu + (i0 / mr) * strip, b, a + i0 + j0 * lda, lda,
+                                  std::min(mr, m - i0), nj);
+    }
+  };
+  // first and last tile columns together: the lower triangle's are unequal
+  parallel(n_pairs, 2.0 * kc * nr * (m + nr), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t u = begin; u < end; ++u) {
+      tile_column(u);
+      if (n_tiles - 1 - u != u) tile_column(n_tiles - 1 - u);
+    }
+  });
+}
+
+}  // namespace tridiag_detail
+#endif
+
 // The reduction of an n x n symmetric matrix: T's diagonal d (n) and
 // off-diagonal e (n - 1), and Q = H_0 ... H_{n-2}, H_j = I - tau_j v_j v_j'
 // with v_j stored in column j of `reflectors` from row j + 1 (leading 1
@@ -525,51 +581,12 @@ class tridiagonal_reduction {
   }
 
 #if KITCHEN_X86_SIMD
-  // The update as G += U' X on the Z'Z micro-kernels: U = -[V W] and
-  // X = [W V] (m x 2nb) packed in strips of Kernel::mr rows.
   template <class Kernel, class Parallel>
   void trailing_update_packed(Parallel& parallel, std::size_t m, const double* v,
                               const double* w, std::size_t nbe, double* packed_u,
                               double* packed_x) {
-    constexpr std::size_t mr = Kernel::mr, nr = Kernel::nr;
-    const std::size_t n = n_, kc = 2 * nbe, strip = kc * mr;
-    const std::size_t n_strips = (m + mr - 1) / mr;
-    double* pu = align64(packed_u);
-    double* px = align64(packed_x);
-    parallel(n_strips, 4.0 * strip, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t st = begin; st < end; ++st) {
-        double* ou = pu + st * strip;
-        double* ox = px + st * strip;
-        const std::size_t r0 = st * mr, rows = std::min(mr, m - r0);
-        for (std::size_t k = 0; k < nbe; ++k) {
-          const double* vk = v + k * n + r0;
-          const double* wk = w + k * n + r0;
-          for (std::size_t r = 0; r < mr; ++r) {
-            const double vr = r < rows ? vk[r] : 0.0, wr = r < rows ? wk[r] : 0.0;
-            ou[k * mr + r] = -vr;
-            ou[(nbe + k) * mr + r] = -wr;
-            ox[k * mr + r] = wr;
-            ox[(nbe + k) * mr + r] = vr;
-          }
-        }
-      }
-    });
-    double* a = col(n - m) + (n - m);
-    const std::size_t n_tiles = (m + nr - 1) / nr, n_pairs = (n_tiles + 1) / 2;
-    const auto tile_column = [&](std::size_t tile) {
-      const std::size_t j0 = tile * nr, nj = std::min(nr, m - j0);
-      const double* b = px + (j0 / mr) * strip + j0 % mr;
-      for (std::size_t i0 = j0 / mr * mr; i0 < m; i0 += mr) {
-        detail::kernel_tile<Kernel>(kc, pu + (i0 / mr) * strip, b, a + i0 + j0 * n, n,
-                                    std::min(mr, m - i0), nj);
-      }
-    };
-    parallel(n_pairs, 2.0 * kc * nr * (m + nr), [&](std::size_t begin, std::size_t end) {
-      for (std::size_t u = begin; u < end; ++u) {
-        tile_column(u);
-        if (n_tiles - 1 - u != u) tile_column(n_tiles - 1 - u);
-      }
-    });
+    tridiag_detail::rank2k_packed<Kernel>(parallel, col(n_ - m) + (n_ - m), n_, m, v, n_, w, n_,
+                                          nbe, false, packed_u, packed_x);
   }
 #endif
 };
