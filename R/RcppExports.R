@@ -181,8 +181,8 @@ rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_thr
     .Call(`_kitchen_rff_features_cpp`, x, projection, center, phase, type, use_blas, n_threads, simd)
 }
 
-ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd) {
-    .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd)
+ridge_gcv_path_cpp <- function(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd, band = FALSE) {
+    .Call(`_kitchen_ridge_gcv_path_cpp`, gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd, band)
 }
 
 lowest_score_cpp <- function(scores) {

@@ -92,13 +92,14 @@
 #' are scored by K-fold cross-validation instead: per-fold sufficient
 #' statistics are gathered in the same single pass, and each fold's
 #' validation error is computed from them exactly, with no second pass.
-#' From 1024 features on (with the AVX2 / AVX-512 kernels), each fold's
-#' coefficients along the whole path come from a band form of its `Z'Z`
-#' (48 sub-diagonals, by matrix products) and a banded Cholesky factor per
-#' candidate, rather than from a tridiagonal form whose reduction is
-#' bounded by memory speed past the caches: the same path to rounding,
-#' faster for large `D`. `options(kitchen.band_reduction = n)` sets the
-#' number of features from which it is used (`Inf`: never).
+#' From 2048 features on (with the AVX2 / AVX-512 kernels), the
+#' tridiagonal forms give way to band forms of the same matrices (48
+#' sub-diagonals, made by matrix products) and a banded Cholesky factor per
+#' candidate (GCV's degrees of freedom from the band of its inverse),
+#' since the tridiagonal reduction is bounded by memory speed past the
+#' caches: the same scores and coefficients to rounding, faster for large
+#' `D`. `options(kitchen.band_reduction = n)` sets the number of features
+#' from which band forms are used (`Inf`: never).
 #'
 #' **Far fewer rows than features: the dual path.** Every reduction above
 #' is of a `D x D` matrix, whatever the number of rows: on mtcars (32 rows)

@@ -58,15 +58,15 @@ fold_sse <- function(stats, lambdas, backend, which, sse = numeric(length(lambda
   sse
 }
 
-# Whether the folds' lambda paths come from a band form of their Gram
-# matrices (ridge_path.cpp, band_reduction.hpp) rather than a tridiagonal
-# one: from `kitchen.band_reduction` features on (documented in ?krr_fit;
-# tests set it low). The same path to rounding; faster for large matrices
-# (bench/results/band-reduction.md), on the AVX2 / AVX-512 kernels only (the
-# C++ falls back to the tridiagonal form without them, or with
-# options(kitchen.tridiagonal = "lapack")).
+# Whether lambda paths (the folds' and the fit's GCV path) come from a band
+# form of the Gram matrix (ridge_path.cpp, band_reduction.hpp) rather than
+# a tridiagonal one: from `kitchen.band_reduction` features on (documented
+# in ?krr_fit; tests set it low). The same path to rounding; faster for
+# large matrices (bench/results/band-reduction.md), on the AVX2 / AVX-512
+# kernels only (the C++ falls back to the tridiagonal form without them, or
+# with options(kitchen.tridiagonal = "lapack")).
 use_band_reduction <- function(dim) {
-  dim >= getOption("kitchen.band_reduction", 1024)
+  dim >= getOption("kitchen.band_reduction", 2048)
 }
 
 # The training part of a CV fold (all rows less the fold's), without its

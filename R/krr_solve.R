@@ -40,8 +40,8 @@ krr_solve <- function(stats, lambda, backend, cv = NULL) {
     if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal, stats$rows) else lambda
     chosen <- if (is.null(cv)) 0L else best_candidate(cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen,
-                                 backend$lapack, backend$n_threads, backend$simd)
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen, backend$lapack,
+                                 backend$n_threads, backend$simd, use_band_reduction(ncol(gram)))
     if (scored$best == 0) abort_no_lambda(lambdas)
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
     if (!is.null(cv)) path$cv <- cv

@@ -633,8 +633,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ridge_gcv_path_cpp
-Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack, int n_threads, SEXP simd);
-RcppExport SEXP _kitchen_ridge_gcv_path_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP yySEXP, SEXP nSEXP, SEXP lambdasSEXP, SEXP chosenSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy, double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack, int n_threads, SEXP simd, bool band);
+RcppExport SEXP _kitchen_ridge_gcv_path_cpp(SEXP gramSEXP, SEXP zySEXP, SEXP yySEXP, SEXP nSEXP, SEXP lambdasSEXP, SEXP chosenSEXP, SEXP use_lapackSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP bandSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -646,7 +646,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type use_lapack(use_lapackSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd));
+    Rcpp::traits::input_parameter< bool >::type band(bandSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_gcv_path_cpp(gram, zy, yy, n, lambdas, chosen, use_lapack, n_threads, simd, band));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -842,7 +843,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rff_map_problem_cpp", (DL_FUNC) &_kitchen_rff_map_problem_cpp, 1},
     {"_kitchen_rff_map_features_cpp", (DL_FUNC) &_kitchen_rff_map_features_cpp, 5},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
-    {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 9},
+    {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 10},
     {"_kitchen_lowest_score_cpp", (DL_FUNC) &_kitchen_lowest_score_cpp, 1},
     {"_kitchen_ridge_path_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_coefficients_cpp, 7},
     {"_kitchen_ridge_path_fold_coefficients_cpp", (DL_FUNC) &_kitchen_ridge_path_fold_coefficients_cpp, 10},

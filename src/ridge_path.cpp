@@ -207,31 +207,78 @@ struct band_form {
     }
   }
 
-  // As tridiagonal_form::coefficients(): NA columns where B + lambda I is
-  // not positive definite. The lambdas go to threads in `groups`
-  // round-robin sets, each with its own factor.
-  void coefficients(const double* b, int k, const double* lambdas, int n_lambdas,
-                    double* w) const {
+  // body(q, l, work) for each of n_lambdas lambdas, with l the factor of
+  // B + lambdas[q] I (band_cholesky(); body(q, nullptr, work) where it
+  // fails). The lambdas go round-robin to one set per thread, each set with
+  // its own factor and `work` doubles of workspace: results do not depend
+  // on the threads.
+  template <class Body>
+  void factored(const double* lambdas, int n_lambdas, std::size_t work, Body body) const {
     const std::size_t n = dim, ld = kitchen::band_width + 1;
-    const std::size_t groups = std::min<std::size_t>(n_lambdas, 8);
-    std::vector<double> factors(groups * ld * n);
+    const std::size_t sets = std::min<std::size_t>(n_lambdas, std::max(n_threads, 1));
+    const std::size_t each = ld * n + work;
+    std::vector<double> buffers(sets * each);
     const double* band = own->band().data();
-    kitchen_glue::parallel_for_chunks(groups, 1.0 * n_lambdas / groups * ld * ld * n, n_threads,
+    kitchen_glue::parallel_for_chunks(sets, 2.0 * n_lambdas / sets * ld * ld * n, n_threads,
                                       [&](std::size_t begin, std::size_t end) {
       for (std::size_t g = begin; g < end; ++g) {
-        double* l = factors.data() + g * ld * n;
-        for (std::size_t q = g; q < static_cast<std::size_t>(n_lambdas); q += groups) {
-          double* out = w + q * k * n;
-          if (!kitchen::band_cholesky(band, n, lambdas[q], l)) {
-            std::fill(out, out + k * n, NA_REAL);
-            continue;
-          }
-          std::copy(b, b + k * n, out);
-          for (int j = 0; j < k; ++j) kitchen::band_cholesky_solve(l, n, out + j * n);
+        double* l = buffers.data() + g * each;
+        for (std::size_t q = g; q < static_cast<std::size_t>(n_lambdas); q += sets) {
+          const bool ok = kitchen::band_cholesky(band, n, lambdas[q], l);
+          body(q, ok ? l : nullptr, l + ld * n);
         }
       }
     });
+  }
+
+  // As tridiagonal_form::coefficients(): NA columns where B + lambda I is
+  // not positive definite.
+  void coefficients(const double* b, int k, const double* lambdas, int n_lambdas,
+                    double* w) const {
+    const std::size_t n = dim;
+    factored(lambdas, n_lambdas, 0, [&](std::size_t q, const double* l, double*) {
+      double* out = w + q * k * n;
+      if (!l) {
+        std::fill(out, out + k * n, NA_REAL);
+        return;
+      }
+      std::copy(b, b + k * n, out);
+      for (int j = 0; j < k; ++j) kitchen::band_cholesky_solve(l, n, out + j * n);
+    });
     apply('N', w, k * n_lambdas);
+  }
+
+  // As kitchen::ridge_gcv_path() from b = Q' zy: with u = (B + lambda I)^-1
+  // b, RSS = y'y - b'u - lambda u'u, and df = 1 + D - lambda trace((B +
+  // lambda I)^-1) from the inverse's band (band_inverse_trace()); NaN for
+  // both where B + lambda I is not positive definite.
+  void gcv_path(const double* b, int k, double yy_total, double n_rows, const double* lambdas,
+                int n_lambdas, double* gcv, double* df) const {
+    const std::size_t n = dim, ld = kitchen::band_width + 1;
+    factored(lambdas, n_lambdas, ld * n + n, [&](std::size_t q, const double* l, double* work) {
+      if (!l) {
+        gcv[q] = df[q] = R_NaN;
+        return;
+      }
+      const double lambda = lambdas[q];
+      const double trace = 1.0 + n - lambda * kitchen::band_inverse_trace(l, n, work);
+      double* u = work + ld * n;
+      double rss = yy_total;
+      for (int j = 0; j < k; ++j) {
+        const double* bj = b + j * n;
+        std::copy(bj, bj + n, u);
+        kitchen::band_cholesky_solve(l, n, u);
+        double bu = 0.0, uu = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+          bu += bj[i] * u[i];
+          uu += u[i] * u[i];
+        }
+        rss -= bu + lambda * uu;
+      }
+      df[q] = trace;
+      const double residual = rss > 0.0 ? rss : 0.0;
+      gcv[q] = n_rows * residual / ((n_rows - trace) * (n_rows - trace));
+    });
   }
 };
 #endif
@@ -245,37 +292,52 @@ struct band_form {
 // of candidate `chosen` (1-based, as chosen by cross-validation), or of the
 // one with the lowest GCV score when `chosen` is 0. use_lapack: reduce with
 // LAPACK's dsytrd instead of kitchen's reduction (on n_threads threads,
-// SIMD capped at `simd`, by name); the results agree to rounding.
+// SIMD capped at `simd`, by name); band: from the band form instead, where
+// the SIMD level has its kernels (df then NaN too where a candidate leaves
+// G + lambda I indefinite). The results agree to rounding.
 // [[Rcpp::export(rng = false)]]
 Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, double yy,
                               double n, Rcpp::NumericVector lambdas, int chosen, bool use_lapack,
-                              int n_threads, SEXP simd) {
+                              int n_threads, SEXP simd, bool band = false) {
   const int dim = gram.nrow(), k = zy.ncol();
   const std::size_t n_lambdas = lambdas.size();
   if (chosen < 0 || static_cast<std::size_t>(chosen) > n_lambdas) {
     Rcpp::stop("chosen must be 0 or the position of a candidate.");
   }
-  const tridiagonal_form form(gram, use_lapack, n_threads, simd);
+  Rcpp::NumericVector gcv(n_lambdas), df(n_lambdas);
   std::vector<double> b(zy.begin(), zy.end());
+  // The scores, then the coefficients of the chosen candidate, from either form.
+  const auto scored = [&](const auto& form) {
+    std::size_t best = kitchen::lowest_score(gcv.begin(), n_lambdas);
+    // No candidate makes G + lambda I positive definite: best = 0, for R to
+    // name lambda.
+    if (best == n_lambdas && chosen == 0) return Rcpp::List::create(Rcpp::Named("best") = 0);
+    if (chosen > 0) best = static_cast<std::size_t>(chosen - 1);
+    Rcpp::NumericMatrix w(dim, k);
+    form.coefficients(b.data(), k, &lambdas[best], 1, w.begin());
+    return Rcpp::List::create(Rcpp::Named("gcv") = gcv, Rcpp::Named("df") = df,
+                              Rcpp::Named("coefficients") = w, Rcpp::Named("best") = best + 1);
+  };
+#if KITCHEN_X86_SIMD
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
+  if (band && !use_lapack && kitchen::band_reduction::available(level) &&
+      static_cast<std::size_t>(dim) > kitchen::band_width) {
+    const band_form form(dim, upper_entries{gram.begin(), static_cast<std::size_t>(dim)},
+                         n_threads, level);
+    form.apply('T', b.data(), k);
+    form.gcv_path(b.data(), k, yy, n, lambdas.begin(), n_lambdas, gcv.begin(), df.begin());
+    return scored(form);
+  }
+#endif
+  const tridiagonal_form form(gram, use_lapack, n_threads, simd);
   form.apply('T', b.data(), k);
   std::vector<double> eigenvalues(form.d), off(form.e);
   int info = 0;
   F77_CALL(dsterf)(&form.dim, eigenvalues.data(), off.data(), &info);
   if (info != 0) Rcpp::stop("LAPACK dsterf failed (info = %d).", info);
-
-  Rcpp::NumericVector gcv(n_lambdas), df(n_lambdas);
   kitchen::ridge_gcv_path(form.d.data(), form.e.data(), eigenvalues.data(), dim, b.data(), k, yy,
                           n, lambdas.begin(), n_lambdas, gcv.begin(), df.begin());
-  std::size_t best = kitchen::lowest_score(gcv.begin(), n_lambdas);
-  // No candidate makes G + lambda I positive definite: best = 0, for R to
-  // name lambda.
-  if (best == n_lambdas && chosen == 0) return Rcpp::List::create(Rcpp::Named("best") = 0);
-  if (chosen > 0) best = static_cast<std::size_t>(chosen - 1);
-
-  Rcpp::NumericMatrix w(dim, k);
-  form.coefficients(b.data(), k, &lambdas[best], 1, w.begin());
-  return Rcpp::List::create(Rcpp::Named("gcv") = gcv, Rcpp::Named("df") = df,
-                            Rcpp::Named("coefficients") = w, Rcpp::Named("best") = best + 1);
+  return scored(form);
 }
 
 // best_candidate() (R/best_candidate.R): the 1-based position of the lowest

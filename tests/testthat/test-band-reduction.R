@@ -156,3 +156,68 @@ test_that("krr_fit()'s CV chooses alike with the band path and the tridiagonal p
     expect_equal(coef(band[[i]]), coef(tri[[i]]), tolerance = 1e-9)
   }
 })
+
+test_that("the band form's GCV path equals the tridiagonal form's and the eigenvalues'", {
+  levels <- simd_levels_with_kernels()
+  skip_if(length(levels) == 0, "no AVX2 / AVX-512 kernels on this CPU")
+  lambdas <- 10^seq(1, -6, length.out = 15)
+  for (simd in levels) {
+    for (n in c(60, 130)) {
+      for (k in c(1, 2)) {
+        g <- spd_gram(n, seed = 2 * n + k)
+        zy <- matrix(rnorm(n * k), n, k)
+        rows <- 5 * n
+        yy <- sum(zy^2) + rows
+        band <- kitchen:::ridge_gcv_path_cpp(g, zy, yy, rows, lambdas, 0L, FALSE, 2L, simd, TRUE)
+        tri <- kitchen:::ridge_gcv_path_cpp(g, zy, yy, rows, lambdas, 0L, FALSE, 2L, simd, FALSE)
+        values <- eigen(g, symmetric = TRUE, only.values = TRUE)$values
+        df <- vapply(lambdas, function(l) 1 + sum(values / (values + l)), 0)
+        expect_equal(band$df, df, tolerance = 1e-11)
+        expect_equal(band$df, tri$df, tolerance = 1e-11)
+        expect_equal(band$gcv, tri$gcv, tolerance = 1e-11)
+        expect_identical(band$best, tri$best)
+        expect_equal(band$coefficients, tri$coefficients, tolerance = 1e-11)
+        expect_identical(kitchen:::ridge_gcv_path_cpp(g, zy, yy, rows, lambdas, 0L, FALSE, 1L,
+                                                      simd, TRUE), band)
+        chosen <- kitchen:::ridge_gcv_path_cpp(g, zy, yy, rows, lambdas, 4L, FALSE, 2L, simd, TRUE)
+        expect_identical(chosen$best, 4)
+        expect_equal(chosen$coefficients, solve(g + lambdas[4] * diag(n), zy), tolerance = 1e-11)
+      }
+    }
+  }
+})
+
+test_that("the band form's GCV path is NaN where G + lambda I is indefinite", {
+  skip_if(length(simd_levels_with_kernels()) == 0, "no AVX2 / AVX-512 kernels on this CPU")
+  n <- 100
+  set.seed(3)
+  q <- qr.Q(qr(matrix(rnorm(n * n), n)))
+  g <- q %*% (c(-1, seq(1, 2, length.out = n - 1)) * t(q))
+  g <- (g + t(g)) / 2
+  zy <- matrix(rnorm(n), n)
+  r <- kitchen:::ridge_gcv_path_cpp(g, zy, 100, 500, c(3, 0.5), 0L, FALSE, 2L, "avx2", TRUE)
+  expect_true(is.finite(r$gcv[1]) && is.finite(r$df[1]))
+  expect_true(is.nan(r$gcv[2]) && is.nan(r$df[2]))
+  expect_identical(r$best, 1)
+  none <- kitchen:::ridge_gcv_path_cpp(g, zy, 100, 500, 0.5, 0L, FALSE, 2L, "avx2", TRUE)
+  expect_equal(none$best, 0)
+})
+
+test_that("krr_fit()'s GCV chooses alike with the band form and the tridiagonal form", {
+  skip_if(length(simd_levels_with_kernels()) == 0, "no AVX2 / AVX-512 kernels on this CPU")
+  set.seed(6)
+  x <- matrix(runif(500 * 3), 500, 3)
+  y <- cos(3 * x[, 1]) * x[, 2] + rnorm(500, sd = 0.05)
+  map <- rff(x, 100, sigma = 0.5, seed = 2)
+  fit_with <- function(option) {
+    old <- options(kitchen.band_reduction = option)
+    on.exit(options(old))
+    krr_fit(x, y, map, lambda = "gcv")
+  }
+  band <- fit_with(0)
+  tri <- fit_with(Inf)
+  expect_identical(band$lambda, tri$lambda)
+  expect_equal(band$path, tri$path, tolerance = 1e-10)
+  expect_equal(coef(band), coef(tri), tolerance = 1e-9)
+  expect_equal(predict(band, x[1:20, ]), predict(tri, x[1:20, ]), tolerance = 1e-9)
+})

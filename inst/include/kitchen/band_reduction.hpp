@@ -303,4 +303,31 @@ inline void band_cholesky_solve(const double* l, std::size_t n, double* x) {
   }
 }
 
+// The trace of (L L')^-1 for the factor of band_cholesky(): the inverse's
+// band (z, band storage as l) by the Takahashi recurrence, from the last
+// column back: for i >= j, Z[i, j] = (delta_ij / L[j, j] - sum_k Z[i, k]
+// L[k, j]) / L[j, j] over k = j + 1 .. j + b, entries all inside the band
+// and already made. O(n b^2).
+inline double band_inverse_trace(const double* l, std::size_t n, double* z) {
+  constexpr std::size_t b = band_width, ld = band_width + 1;
+  double trace = 0.0;
+  for (std::size_t j = n; j-- > 0;) {
+    const double* cj = l + j * ld;
+    const std::size_t len = std::min(b, n - 1 - j);
+    const double inv = 1.0 / cj[0];
+    for (std::size_t r = 1; r <= len; ++r) {
+      // Z[j + r, j + q] is stored in the column of the smaller index
+      double sum = 0.0;
+      for (std::size_t q = 1; q < r; ++q) sum += z[(r - q) + (j + q) * ld] * cj[q];
+      for (std::size_t q = r; q <= len; ++q) sum += z[(q - r) + (j + r) * ld] * cj[q];
+      z[r + j * ld] = -inv * sum;
+    }
+    double sum = 0.0;
+    for (std::size_t q = 1; q <= len; ++q) sum += z[q + j * ld] * cj[q];
+    z[j * ld] = inv * (inv - sum);
+    trace += z[j * ld];
+  }
+  return trace;
+}
+
 }  // namespace kitchen
