@@ -268,16 +268,10 @@ struct band_form {
         const double* bj = b + j * n;
         std::copy(bj, bj + n, u);
         kitchen::band_cholesky_solve(l, n, u);
-        double bu = 0.0, uu = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {
-          bu += bj[i] * u[i];
-          uu += u[i] * u[i];
-        }
-        rss -= bu + lambda * uu;
+        rss -= kitchen::rss_decrease(bj, u, n, lambda);
       }
       df[q] = trace;
-      const double residual = rss > 0.0 ? rss : 0.0;
-      gcv[q] = n_rows * residual / ((n_rows - trace) * (n_rows - trace));
+      gcv[q] = kitchen::gcv_score(n_rows, rss, trace);
     });
   }
 };

@@ -92,34 +92,12 @@ class band_reduction {
 
   double* col(std::size_t j) { return a_.get() + j * n_; }
 
-  // Both triangles from entry(), by 64 x 64 tiles, columns by blocks over
-  // threads.
-  template <class Parallel, class Entry>
-  void load(Parallel& parallel, Entry& entry) {
-    constexpr std::size_t tile = 64;
-    const std::size_t n = n_, blocks = (n + tile - 1) / tile;
-    double* a = a_.get();
-    parallel(blocks, 2.0 * tile * n, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t b = begin; b < end; ++b) {
-        const std::size_t j0 = b * tile, j1 = std::min(n, j0 + tile);
-        for (std::size_t i0 = 0; i0 < n; i0 += tile) {
-          const std::size_t i1 = std::min(n, i0 + tile);
-          for (std::size_t j = j0; j < j1; ++j) {
-            for (std::size_t i = i0; i < i1; ++i) {
-              a[i + j * n] = i <= j ? entry(i, j) : entry(j, i);
-            }
-          }
-        }
-      }
-    });
-  }
-
   template <class Kernel, class Parallel, class Entry>
   void reduce(Parallel& parallel, Entry& entry) {
     using namespace tridiag_detail;
     const std::size_t n = n_, b = band_width;
     if (n == 0) return;
-    load(parallel, entry);
+    load_symmetric(parallel, entry, n, a_.get(), true);  // both triangles
     // V (explicit zeros and ones), A V (then X = A V T) and Y: m x b each
     // (column stride m); V'V, V'AV, V'X and T'V'X / 2: b x b.
     std::vector<double> v(n * b), av(n * b), y(n * b), vv(b * b), vav(b * b), vx(b * b),

@@ -32,6 +32,23 @@ inline bool tridiagonal_solve(const double* d, const double* e, std::size_t n, d
   return true;
 }
 
+// b'u + lambda u'u over n entries: what one response takes off y'y in
+// RSS(lambda) = y'y - b'u - lambda u'u.
+inline double rss_decrease(const double* b, const double* u, std::size_t n, double lambda) {
+  double bu = 0.0, uu = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    bu += b[i] * u[i];
+    uu += u[i] * u[i];
+  }
+  return bu + lambda * uu;
+}
+
+// GCV score n RSS / (n - df)^2, a negative RSS (rounding) taken as 0.
+inline double gcv_score(double n, double rss, double df) {
+  const double residual = rss > 0.0 ? rss : 0.0;
+  return n * residual / ((n - df) * (n - df));
+}
+
 // GCV score n RSS / (n - df)^2 (summed over the k responses, columns of b,
 // dim x k) and df for each lambda; NaN where T + lambda I is singular.
 inline void ridge_gcv_path(const double* d, const double* e, const double* eigenvalues,
@@ -51,16 +68,10 @@ inline void ridge_gcv_path(const double* d, const double* e, const double* eigen
     for (std::size_t j = 0; j < k && ok; ++j) {
       const double* bj = b + j * dim;
       ok = tridiagonal_solve(d, e, dim, lambda, bj, u.data(), pivot);
-      double bu = 0.0, uu = 0.0;
-      for (std::size_t i = 0; i < dim; ++i) {
-        bu += bj[i] * u[i];
-        uu += u[i] * u[i];
-      }
-      rss -= bu + lambda * uu;
+      rss -= rss_decrease(bj, u.data(), dim, lambda);
     }
     df[l] = trace;
-    const double residual = rss > 0.0 ? rss : 0.0;
-    gcv[l] = ok ? n * residual / ((n - trace) * (n - trace)) : std::numeric_limits<double>::quiet_NaN();
+    gcv[l] = ok ? gcv_score(n, rss, trace) : std::numeric_limits<double>::quiet_NaN();
   }
 }
 

@@ -335,6 +335,37 @@ inline std::size_t symv_slices(std::size_t m, std::size_t slice_entries, std::si
 
 }  // namespace tridiag_detail
 
+namespace tridiag_detail {
+
+// The n x n symmetric matrix whose upper triangle entry(r, c) (r <= c)
+// gives, into a: its lower triangle (the transpose, by 64 x 64 tiles: a
+// row-wise read of a 1 GB matrix misses the cache at every entry) and its
+// upper triangle too (`whole`) or zeros there; columns by blocks over
+// threads.
+template <class Parallel, class Entry>
+void load_symmetric(Parallel& parallel, Entry& entry, std::size_t n, double* a, bool whole) {
+  constexpr std::size_t tile = 64;
+  const std::size_t blocks = (n + tile - 1) / tile;
+  parallel(blocks, 2.0 * tile * n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t b = begin; b < end; ++b) {
+      const std::size_t j0 = b * tile, j1 = std::min(n, j0 + tile);
+      if (!whole) {
+        for (std::size_t j = j0; j < j1; ++j) std::fill(a + j * n, a + j * n + j, 0.0);
+      }
+      for (std::size_t i0 = whole ? 0 : j0; i0 < n; i0 += tile) {
+        const std::size_t i1 = std::min(n, i0 + tile);
+        for (std::size_t j = j0; j < j1; ++j) {
+          for (std::size_t i = whole ? i0 : std::max(i0, j); i < i1; ++i) {
+            a[i + j * n] = i < j ? entry(i, j) : entry(j, i);
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace tridiag_detail
+
 #if KITCHEN_X86_SIMD
 namespace tridiag_detail {
 
@@ -467,27 +498,11 @@ class tridiagonal_reduction {
 
   double* col(std::size_t j) { return a_.get() + j * n_; }
 
-  // a_'s lower triangle from the upper one entry() gives (the transpose,
-  // by 64 x 64 tiles: a row-wise read of a 1 GB matrix misses the cache at
-  // every entry), its strict upper triangle zero; columns by blocks over
-  // threads.
+  // a_'s lower triangle from the upper one entry() gives, its strict upper
+  // triangle zero.
   template <class Parallel, class Entry>
   void load(Parallel& parallel, Entry& entry) {
-    constexpr std::size_t tile = 64;
-    const std::size_t n = n_, blocks = (n + tile - 1) / tile;
-    double* a = a_.get();
-    parallel(blocks, 2.0 * tile * n, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t b = begin; b < end; ++b) {
-        const std::size_t j0 = b * tile, j1 = std::min(n, j0 + tile);
-        for (std::size_t j = j0; j < j1; ++j) std::fill(a + j * n, a + j * n + j, 0.0);
-        for (std::size_t i0 = j0; i0 < n; i0 += tile) {
-          const std::size_t i1 = std::min(n, i0 + tile);
-          for (std::size_t j = j0; j < j1; ++j) {
-            for (std::size_t i = std::max(i0, j); i < i1; ++i) a[i + j * n] = entry(j, i);
-          }
-        }
-      }
-    });
+    tridiag_detail::load_symmetric(parallel, entry, n_, a_.get(), false);
   }
 
   // dlatrd on columns p .. p + nbe: reflectors into a_, W (n x nb, stride
