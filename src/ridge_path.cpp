@@ -3,8 +3,9 @@
 // threads and SIMD kernels) or by LAPACK's dsytrd (R's own, or the optimised
 // one R is linked to); the core scores every lambda from it; the chosen
 // lambda's coefficients are mapped back with the same Householder
-// reflectors. The coefficients along a whole path (CV folds) can also come
-// from a band form (band_reduction.hpp), faster for large matrices.
+// reflectors. Both paths (a CV fold's coefficients for every lambda, the
+// fit's GCV scores) can also come from a band form (band_reduction.hpp),
+// faster for large matrices.
 #include "blas_gemm.h"  // first: sets up R's Fortran string-length arguments
 #include <R_ext/Lapack.h>
 #include <Rcpp.h>
@@ -174,9 +175,10 @@ struct tridiagonal_form {
 };
 
 #if KITCHEN_X86_SIMD
-// G = Q B Q' with B banded (band_reduction.hpp), for the coefficients along
-// a lambda path: a banded Cholesky factor per lambda instead of a
-// tridiagonal solve. Needs the AVX2 / AVX-512 kernels.
+// G = Q B Q' with B banded (band_reduction.hpp), for the lambda paths: a
+// banded Cholesky factor per lambda instead of a tridiagonal solve, and
+// GCV's degrees of freedom from the band of its inverse instead of the
+// eigenvalues. Needs the AVX2 / AVX-512 kernels.
 struct band_form {
   int dim, n_threads;
   std::unique_ptr<kitchen::band_reduction> own;

@@ -11,7 +11,7 @@
 // v_j' for j < count, with v_j in column j of an n x n matrix from row
 // j + 1 (its leading 1 there); entries of that column above row j + 1 are
 // ignored (the reduction leaves a diagonal entry and stale values there).
-// band_reduction's start `shift` rows lower: from row j + shift.
+// band_reduction's start lower, from row j + shift (its own constructor).
 //
 // Work is by units of reflector_unit_columns columns of C: each column's
 // arithmetic depends only on its own entries and on the reflectors (sums in
@@ -42,14 +42,13 @@ constexpr std::size_t reflector_unit_columns = 96;
 
 class reflector_blocks {
  public:
-  // a: n x n (column-major) holding v_j in column j from row j + shift;
-  // tau: count factors (count + shift <= n). Computes every block's T (on
-  // the caller's Parallel, as in tridiagonal.hpp); allocate on the main
-  // thread.
+  // a: n x n (column-major) holding v_j in column j from row j + 1; tau:
+  // count factors. Computes every block's T (on the caller's Parallel, as
+  // in tridiagonal.hpp); allocate on the main thread.
   template <class Parallel>
   reflector_blocks(Parallel& parallel, const double* a, std::size_t n, const double* tau,
-                   std::size_t count, simd_level level, std::size_t shift = 1)
-      : a_(a), n_(n), tau_(tau), count_(count), level_(level), shift_(shift),
+                   std::size_t count, simd_level level)
+      : a_(a), n_(n), tau_(tau), count_(count), level_(level), shift_(1),
         n_blocks_((count + reflector_block - 1) / reflector_block),
         t_(n_blocks_ * reflector_block * reflector_block, 0.0) {
     parallel(n_blocks_, 1.0 * reflector_block * reflector_block * n,
@@ -58,9 +57,9 @@ class reflector_blocks {
     });
   }
 
-  // The same with every block's T given (blocks of reflector_block
-  // reflectors, each T column-major and upper triangular), as a reduction
-  // that made them passes them on.
+  // v_j from row j + shift instead (count + shift <= n), with every block's
+  // T given (blocks of reflector_block reflectors, each T column-major and
+  // upper triangular), as a reduction that made them passes them on.
   reflector_blocks(const double* a, std::size_t n, const double* tau, std::size_t count,
                    simd_level level, std::size_t shift, std::vector<double> t)
       : a_(a), n_(n), tau_(tau), count_(count), level_(level), shift_(shift),
