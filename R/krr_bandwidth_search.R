@@ -85,14 +85,27 @@ screened_bandwidth_search <- function(sigmas, run_pass, backend, read, n_full = 
     if (is.null(k$screen$sse)) return(NULL)  # constant features: krr_solve() handles them
     cv_path(k$stats, k$screen$path$lambda, backend, screened = k$screen$sse)
   })
-  full_scores <- vapply(cv, function(v) if (is.null(v)) Inf else min(v), 0)
-  pick <- best_candidate(full_scores)
-  if (length(pick) == 0) pick <- 1L  # every score NaN: krr_solve() says so
-  best <- kept[[pick]]
-  solution <- krr_solve(best$stats, "cv", backend, cv = cv[[pick]])
+  pick <- finalist_pick(vapply(cv, function(v) if (is.null(v)) Inf else min(v), 0))
   # sigma_path: every candidate's fold-1 curve and score (what screened
   # them); the chosen one's lambda is the full CV's.
-  screened[[best$index]]$solution$lambda <- solution$lambda
+  solve_finalist(kept[[pick]], cv[[pick]], screened, kept[[pick]]$index, scores, backend, read)
+}
+
+# The position of the finalist with the lowest full CV score (the first
+# when every score is NaN: krr_solve() says so then).
+finalist_pick <- function(full_scores) {
+  pick <- best_candidate(full_scores)
+  if (length(pick) == 0) 1L else pick
+}
+
+# The chosen finalist `best` (a full pass's map and statistics) solved with
+# its K-fold CV scores `cv` (NULL for constant features); the screen's
+# entry `index` of `screened` takes its map and chosen lambda, and the
+# search's result is returned.
+solve_finalist <- function(best, cv, screened, index, scores, backend, read) {
+  solution <- krr_solve(best$stats, "cv", backend, cv = cv)
+  screened[[index]]$map <- best$map
+  screened[[index]]$solution$lambda <- solution$lambda
   list(map = best$map, solution = solution, stats = best$stats,
        sigma_path = bandwidth_path(screened, scores), read = read())
 }
@@ -165,17 +178,12 @@ proxy_bandwidth_search <- function(sigmas, proxy, run_pass, backend, read, n_fin
     f$cv <- all_folds(f$stats)
     f
   })
-  pick <- best_candidate(vapply(full, function(f) f$cv$score, 0))
-  if (length(pick) == 0) pick <- 1L  # every score NaN: krr_solve() says so
+  pick <- finalist_pick(vapply(full, function(f) f$cv$score, 0))
   best <- full[[pick]]
   full <- NULL
   # (the lambdas and CV scores krr_solve() would compute; none for constant features)
-  solution <- krr_solve(best$stats, "cv", backend, cv = if (!is.null(best$cv$sse)) best$cv$path$cv)
-  chosen <- finalists[[pick]]
-  screened[[chosen]]$map <- best$map
-  screened[[chosen]]$solution$lambda <- solution$lambda
-  list(map = best$map, solution = solution, stats = best$stats,
-       sigma_path = bandwidth_path(screened, scores), read = read())
+  solve_finalist(best, if (!is.null(best$cv$sse)) best$cv$path$cv, screened, finalists[[pick]],
+                 scores, backend, read)
 }
 
 # Fold 1's (or the folds `which`) summed squared held-out error over
