@@ -133,16 +133,20 @@ kernel_matrix_cpp <- function(x, y, row_major, kind, sigma, n_threads) {
     .Call(`_kitchen_kernel_matrix_cpp`, x, y, row_major, kind, sigma, n_threads)
 }
 
-logistic_pass_cpp <- function(features, rows, labels, weights, coefficients, intercept, n_threads, simd) {
-    .Call(`_kitchen_logistic_pass_cpp`, features, rows, labels, weights, coefficients, intercept, n_threads, simd)
+logistic_pass_cpp <- function(features, rows, labels, weights, coefficients, intercept, n_threads, simd, single_precision = FALSE) {
+    .Call(`_kitchen_logistic_pass_cpp`, features, rows, labels, weights, coefficients, intercept, n_threads, simd, single_precision)
 }
 
 exp_nonpositive_cpp <- function(x, simd) {
     .Call(`_kitchen_exp_nonpositive_cpp`, x, simd)
 }
 
-logistic_bound_cpp <- function(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas) {
-    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas)
+logistic_bound_cpp <- function(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas, single_precision) {
+    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas, single_precision)
+}
+
+packed_cholesky_solve_cpp <- function(factor, rhs, simd) {
+    .Call(`_kitchen_packed_cholesky_solve_cpp`, factor, rhs, simd)
 }
 
 nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kind, n_threads, simd) {

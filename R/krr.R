@@ -390,7 +390,10 @@
 #'   the relative change of the objective between steps at which the
 #'   solver stops, and its cap on passes over the data (the CV folds' solves
 #'   stop at `max(tol, 1e-5)` and 200 passes: held-out scores need less
-#'   precision than the final fit). `tol = NULL` is
+#'   precision than the final fit; with the features kept in memory they
+#'   also run on the features and preconditioner rounded to single
+#'   precision, with every sum in double, which halves the memory each pass
+#'   reads; the final fit is in double). `tol = NULL` is
 #'   `1e-5` for least squares on [rbin()] maps, `1e-6` otherwise.
 #' @param ... Arguments for the map constructor when `features` is a name.
 #' @return An object of class `kitchen_krr`: a plain list with the map,

@@ -91,6 +91,6 @@ dual_logistic_source <- function(map, x, coded, weights, folds, backend) {
     },
     solver = function(part) {
       kept_features_solver(phi, row_numbers(part), labels, weights, backend,
-                           map$n_features)
+                           map$n_features, single_precision = single_precision_folds(part))
     })
 }

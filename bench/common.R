@@ -52,6 +52,40 @@ covtype_split <- function() {
 
 shared_data <- function(file) file.path("..", "shared", "data", file)
 
+# Forest CoverType with its 7 classes, in Blackard and Dean's split: the
+# first 11,340 rows of the UCI file (1,620 of each class) to train, the
+# next 3,780 (540 of each) to test. ../shared holds only the binary set
+# (class 2 against the rest) and no current package ships the 7-class one;
+# DAAGxtras did (covtrain, covtest) and its last version, 0.8-4, is in the
+# CRAN archive. It is fetched once from the configured CRAN repository's
+# archive into R's user cache directory. Columns that are constant on the
+# training rows (two soil types) are dropped.
+load_covtype7 <- function() {
+  cache <- file.path(tools::R_user_dir("kitchen", "cache"), "DAAGxtras")
+  data_dir <- file.path(cache, "DAAGxtras", "data")
+  if (!file.exists(file.path(data_dir, "covtrain.rda"))) {
+    dir.create(cache, recursive = TRUE, showWarnings = FALSE)
+    archive <- file.path(cache, "DAAGxtras_0.8-4.tar.gz")
+    utils::download.file(paste0(getOption("repos")[["CRAN"]],
+                                "/src/contrib/Archive/DAAGxtras/DAAGxtras_0.8-4.tar.gz"),
+                         archive, quiet = TRUE, mode = "wb")
+    utils::untar(archive, files = paste0("DAAGxtras/data/", c("covtrain", "covtest"), ".rda"),
+                 exdir = cache)
+  }
+  read <- function(name) {
+    env <- new.env()
+    load(file.path(data_dir, paste0(name, ".rda")), envir = env)
+    env[[name]]
+  }
+  train <- read("covtrain")
+  test <- read("covtest")
+  frame <- rbind(train, test)
+  frame$V55 <- factor(frame$V55)
+  varying <- vapply(train[1:54], function(col) length(unique(col)) > 1, TRUE)
+  frame <- frame[c(names(train)[1:54][varying], "V55")]
+  list(frame = frame, train = seq_len(nrow(train)), test = nrow(train) + seq_len(nrow(test)))
+}
+
 # A fixed random split into n_train training rows and the rest as test rows
 # (or n_test of them), drawn with `seed` so that every script and every
 # method sees the same rows.

@@ -453,8 +453,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // logistic_pass_cpp
-Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, int n_threads, SEXP simd);
-RcppExport SEXP _kitchen_logistic_pass_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, int n_threads, SEXP simd, bool single_precision);
+RcppExport SEXP _kitchen_logistic_pass_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP single_precisionSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
@@ -465,7 +465,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type intercept(interceptSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_pass_cpp(features, rows, labels, weights, coefficients, intercept, n_threads, simd));
+    Rcpp::traits::input_parameter< bool >::type single_precision(single_precisionSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_pass_cpp(features, rows, labels, weights, coefficients, intercept, n_threads, simd, single_precision));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -481,8 +482,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // logistic_bound_cpp
-SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads, SEXP simd, bool use_blas);
-RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP boundSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP) {
+SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads, SEXP simd, bool use_blas, bool single_precision);
+RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP boundSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP, SEXP single_precisionSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
@@ -499,7 +500,20 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas));
+    Rcpp::traits::input_parameter< bool >::type single_precision(single_precisionSEXP);
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas, single_precision));
+    return rcpp_result_gen;
+END_RCPP
+}
+// packed_cholesky_solve_cpp
+Rcpp::NumericMatrix packed_cholesky_solve_cpp(Rcpp::NumericMatrix factor, Rcpp::NumericMatrix rhs, SEXP simd);
+RcppExport SEXP _kitchen_packed_cholesky_solve_cpp(SEXP factorSEXP, SEXP rhsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type factor(factorSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type rhs(rhsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(packed_cholesky_solve_cpp(factor, rhs, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -831,9 +845,10 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_center_cpp", (DL_FUNC) &_kitchen_gram_center_cpp, 4},
     {"_kitchen_inverse_square_root_cpp", (DL_FUNC) &_kitchen_inverse_square_root_cpp, 3},
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
-    {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 8},
+    {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 9},
     {"_kitchen_exp_nonpositive_cpp", (DL_FUNC) &_kitchen_exp_nonpositive_cpp, 2},
-    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
+    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 15},
+    {"_kitchen_packed_cholesky_solve_cpp", (DL_FUNC) &_kitchen_packed_cholesky_solve_cpp, 3},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "gram_update.h"
@@ -21,24 +22,26 @@
 namespace {
 
 // The rows `rows` (1-based) of `features`, one per column of zt (D x n:
-// kitchen/thin_products.hpp), with their class numbers (1-based in R,
-// 0-based here) and weights.
+// kitchen/thin_products.hpp), in double or single precision (Z), with
+// their class numbers (1-based in R, 0-based here) and weights.
+template <typename Z>
 struct logistic_rows {
-  kitchen::logistic_matrix zt;
+  kitchen::thin_rows<Z> zt;
   std::vector<int> labels;
   std::vector<double> weights;
 };
 
-logistic_rows gather_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVector& rows,
-                          const Rcpp::IntegerVector& labels, const Rcpp::NumericVector& weights,
-                          int n_classes) {
+template <typename Z>
+logistic_rows<Z> gather_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVector& rows,
+                             const Rcpp::IntegerVector& labels, const Rcpp::NumericVector& weights,
+                             int n_classes) {
   const std::size_t n = rows.size(), d = features.ncol(), total = features.nrow();
   if (static_cast<std::size_t>(labels.size()) != total ||
       static_cast<std::size_t>(weights.size()) != total) {
     Rcpp::stop("labels and weights must have one value per row of features.");
   }
-  logistic_rows out{kitchen::logistic_matrix(d, n), std::vector<int>(n), std::vector<double>(n)};
-  kitchen::advise_huge_pages(out.zt.data(), n * d * sizeof(double));  // a fresh copy per solve
+  logistic_rows<Z> out{kitchen::thin_rows<Z>(d, n), std::vector<int>(n), std::vector<double>(n)};
+  kitchen::advise_huge_pages(out.zt.data(), n * d * sizeof(Z));  // a fresh copy per solve
   for (std::size_t i = 0; i < n; ++i) {
     const int r = rows[i];
     if (r < 1 || static_cast<std::size_t>(r) > total) Rcpp::stop("rows must be row numbers of features.");
@@ -50,13 +53,13 @@ logistic_rows gather_rows(const Rcpp::NumericMatrix& features, const Rcpp::Integ
   // By blocks of rows, so that both the columns read and the rows written
   // stay in cache.
   const double* f = features.begin();
-  double* zt = out.zt.data();
+  Z* zt = out.zt.data();
   constexpr std::size_t block = 64;
   for (std::size_t i0 = 0; i0 < n; i0 += block) {
     const std::size_t i1 = std::min(n, i0 + block);
     for (std::size_t j = 0; j < d; ++j) {
       const double* column = f + j * total;
-      for (std::size_t i = i0; i < i1; ++i) zt[i * d + j] = column[rows[i] - 1];
+      for (std::size_t i = i0; i < i1; ++i) zt[i * d + j] = static_cast<Z>(column[rows[i] - 1]);
     }
   }
   return out;
@@ -83,7 +86,8 @@ Rcpp::NumericVector as_r(const Eigen::VectorXd& v) {
 // A pass's units over n_threads threads (parallel_chunks.h: the main
 // thread checks for interrupts between chunks), each unit about
 // 4 rows D K operations.
-kitchen::logistic_runner logistic_threads(const kitchen::logistic_matrix& zt, std::size_t k,
+template <typename Z>
+kitchen::logistic_runner logistic_threads(const kitchen::thin_rows<Z>& zt, std::size_t k,
                                           int n_threads) {
   const double unit_cost = 4.0 * kitchen::logistic_unit_rows(zt.cols()) * zt.rows() * k;
   return [unit_cost, n_threads](std::size_t n_units,
@@ -94,27 +98,47 @@ kitchen::logistic_runner logistic_threads(const kitchen::logistic_matrix& zt, st
 
 }  // namespace
 
-// One pass over the rows `rows` (1-based) of `features` (n x D) with class
-// numbers `labels` and `weights` (one per row of features): log_loss,
-// correct, zg (D x K) and g0 at (coefficients D x K, intercept K); on
-// n_threads threads, the same result for any number; products and exp() on
-// the kernels of `simd` ("scalar", "avx2" or "avx512"; see resolve_simd() in R).
-// [[Rcpp::export(rng = false)]]
-Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
-                             Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
-                             Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept,
-                             int n_threads, SEXP simd) {
-  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
-  if (coefficients.nrow() != features.ncol() || intercept.size() != coefficients.ncol()) {
-    Rcpp::stop("coefficients must be D x K and intercept of length K.");
-  }
-  const logistic_rows part = gather_rows(features, rows, labels, weights, coefficients.ncol());
+namespace {
+
+template <typename Z>
+Rcpp::List pass_on_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVector& rows,
+                        const Rcpp::IntegerVector& labels, const Rcpp::NumericVector& weights,
+                        const Rcpp::NumericMatrix& coefficients,
+                        const Rcpp::NumericVector& intercept, int n_threads,
+                        kitchen::simd_level level) {
+  const logistic_rows<Z> part = gather_rows<Z>(features, rows, labels, weights, coefficients.ncol());
   const kitchen::logistic_pass_result pass = kitchen::logistic_pass(
       part.zt, part.labels, part.weights, as_eigen(coefficients), as_eigen(intercept),
       logistic_threads(part.zt, coefficients.ncol(), n_threads), level);
   return Rcpp::List::create(Rcpp::Named("log_loss") = pass.log_loss,
                             Rcpp::Named("correct") = pass.correct,
                             Rcpp::Named("zg") = as_r(pass.zg), Rcpp::Named("g0") = as_r(pass.g0));
+}
+
+}  // namespace
+
+// One pass over the rows `rows` (1-based) of `features` (n x D) with class
+// numbers `labels` and `weights` (one per row of features): log_loss,
+// correct, zg (D x K) and g0 at (coefficients D x K, intercept K); on
+// n_threads threads, the same result for any number; products and exp() on
+// the kernels of `simd` ("scalar", "avx2" or "avx512"; see resolve_simd() in R).
+// With `single_precision`, on the rows rounded to float (as CV's fold
+// solves take them: logistic_bound_cpp()).
+// [[Rcpp::export(rng = false)]]
+Rcpp::List logistic_pass_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
+                             Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
+                             Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept,
+                             int n_threads, SEXP simd, bool single_precision = false) {
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
+  if (coefficients.nrow() != features.ncol() || intercept.size() != coefficients.ncol()) {
+    Rcpp::stop("coefficients must be D x K and intercept of length K.");
+  }
+  if (single_precision) {
+    return pass_on_rows<float>(features, rows, labels, weights, coefficients, intercept,
+                               n_threads, level);
+  }
+  return pass_on_rows<double>(features, rows, labels, weights, coefficients, intercept, n_threads,
+                              level);
 }
 
 // exp() of x (every element at most 0, or NaN) on the kernels of `simd`,
@@ -146,8 +170,9 @@ struct solve_preconditioner {
 // (kitchen::logistic_pass()), from one pass, one weighted Z'Z on kitchen's
 // Gram kernels and one factorisation. False when not positive definite.
 
+template <typename Z>
 bool curvature_at_start(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVector& rows,
-                        const logistic_rows& part, const kitchen::logistic_matrix& coefficients,
+                        const logistic_rows<Z>& part, const kitchen::logistic_matrix& coefficients,
                         const Eigen::VectorXd& intercept, double lambda, int n_threads,
                         kitchen::simd_level level, bool use_blas, solve_preconditioner& out) {
   const std::size_t n = part.zt.cols(), d = part.zt.rows(), total = features.nrow();
@@ -227,6 +252,50 @@ bool bound_preconditioner(const Rcpp::List& bound, std::size_t d, double lambda,
   return true;
 }
 
+// The solve of logistic_bound_cpp() on the rows gathered in precision Z.
+template <typename Z>
+SEXP solve_on_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVector& rows,
+                   const Rcpp::IntegerVector& labels, const Rcpp::NumericVector& weights,
+                   const Rcpp::Nullable<Rcpp::List>& bound, const std::vector<int>& moving,
+                   double lambda, const Rcpp::NumericMatrix& coefficients,
+                   const Rcpp::NumericVector& intercept, double tol, int max_iter, int n_threads,
+                   kitchen::simd_level level, bool use_blas) {
+  const std::size_t d = features.ncol(), k = coefficients.ncol();
+  solve_preconditioner inverse;
+  if (!bound.isNull() &&
+      !bound_preconditioner(Rcpp::List(bound.get()), d, lambda, n_threads, inverse)) {
+    return R_NilValue;
+  }
+  const logistic_rows<Z> part = gather_rows<Z>(features, rows, labels, weights, k);
+  if (bound.isNull() && !curvature_at_start(features, rows, part, as_eigen(coefficients),
+                                            as_eigen(intercept), lambda, n_threads, level,
+                                            use_blas, inverse)) {
+    return R_NilValue;
+  }
+  const auto solve = [&](const auto& factor) {
+    return kitchen::logistic_bound_solve(
+        part.zt, part.labels, part.weights, factor, inverse.zbar, inverse.scale, moving, lambda,
+        as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
+        [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.zt, k, n_threads), level,
+        bound.isNull() ? &inverse.pass : nullptr);
+  };
+  // Single-precision rows come with the preconditioner's factor in single
+  // precision too (kitchen/packed_triangular.hpp); the double one is freed.
+  kitchen::logistic_bound_result fit;
+  if constexpr (std::is_same<Z, float>::value) {
+    const kitchen::packed_upper_factor packed(inverse.factor.data(), d);
+    inverse.factor.resize(0, 0);
+    fit = solve(packed);
+  } else {
+    fit = solve(inverse.factor);
+  }
+  return Rcpp::List::create(
+      Rcpp::Named("coefficients") = as_r(fit.coefficients),
+      Rcpp::Named("intercept") = as_r(fit.intercept), Rcpp::Named("log_loss") = fit.log_loss,
+      Rcpp::Named("correct") = fit.correct, Rcpp::Named("passes") = fit.passes,
+      Rcpp::Named("converged") = fit.change < tol, Rcpp::Named("change") = fit.change);
+}
+
 }  // namespace
 
 // logistic_lbfgs() (R/logistic_lbfgs.R) on the rows `rows` of `features`,
@@ -235,13 +304,16 @@ bool bound_preconditioner(const Rcpp::List& bound, std::size_t d, double lambda,
 // NULL is returned when the preconditioner is not positive definite.
 // `free` the moving classes (1-based), the start (coefficients, intercept);
 // threads, `simd` as logistic_pass_cpp(), and `use_blas` for the
-// curvature's Z'Z.
+// curvature's Z'Z. With `single_precision`, the solve's copy of the rows
+// is rounded to float (R/krr_logistic.R: CV's fold solves), halving the
+// memory each pass reads; its products and sums stay in double.
 // [[Rcpp::export(rng = false)]]
 SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
                         Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
                         Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda,
                         Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept,
-                        double tol, int max_iter, int n_threads, SEXP simd, bool use_blas) {
+                        double tol, int max_iter, int n_threads, SEXP simd, bool use_blas,
+                        bool single_precision) {
   const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   const std::size_t d = features.ncol(), k = coefficients.ncol();
   if (static_cast<std::size_t>(coefficients.nrow()) != d ||
@@ -253,25 +325,27 @@ SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
     if (free[j] < 1 || static_cast<std::size_t>(free[j]) > k) Rcpp::stop("free must be class numbers.");
     moving[j] = free[j] - 1;
   }
-  solve_preconditioner inverse;
-  if (!bound.isNull() &&
-      !bound_preconditioner(Rcpp::List(bound.get()), d, lambda, n_threads, inverse)) {
-    return R_NilValue;
+  if (single_precision) {
+    return solve_on_rows<float>(features, rows, labels, weights, bound, moving, lambda,
+                                coefficients, intercept, tol, max_iter, n_threads, level, use_blas);
   }
-  const logistic_rows part = gather_rows(features, rows, labels, weights, k);
-  if (bound.isNull() && !curvature_at_start(features, rows, part, as_eigen(coefficients),
-                                            as_eigen(intercept), lambda, n_threads, level,
-                                            use_blas, inverse)) {
-    return R_NilValue;
+  return solve_on_rows<double>(features, rows, labels, weights, bound, moving, lambda, coefficients,
+                               intercept, tol, max_iter, n_threads, level, use_blas);
+}
+
+// M^-1 rhs with M = R'R, R the upper triangle of `factor` rounded to single
+// precision and packed (kitchen/packed_triangular.hpp), on the kernels of
+// `simd`; for tests.
+// [[Rcpp::export(rng = false)]]
+Rcpp::NumericMatrix packed_cholesky_solve_cpp(Rcpp::NumericMatrix factor, Rcpp::NumericMatrix rhs,
+                                              SEXP simd) {
+  const std::size_t d = factor.nrow();
+  if (factor.ncol() != factor.nrow() || static_cast<std::size_t>(rhs.nrow()) != d) {
+    Rcpp::stop("factor must be square, with one row of rhs per column.");
   }
-  const kitchen::logistic_bound_result fit = kitchen::logistic_bound_solve(
-      part.zt, part.labels, part.weights, inverse.factor, inverse.zbar, inverse.scale, moving,
-      lambda, as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
-      [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.zt, k, n_threads), level,
-      bound.isNull() ? &inverse.pass : nullptr);
-  return Rcpp::List::create(
-      Rcpp::Named("coefficients") = as_r(fit.coefficients),
-      Rcpp::Named("intercept") = as_r(fit.intercept), Rcpp::Named("log_loss") = fit.log_loss,
-      Rcpp::Named("correct") = fit.correct, Rcpp::Named("passes") = fit.passes,
-      Rcpp::Named("converged") = fit.change < tol, Rcpp::Named("change") = fit.change);
+  Rcpp::NumericMatrix out = Rcpp::clone(rhs);
+  kitchen::packed_cholesky_solve(kitchen::packed_upper_factor(factor.begin(), d), out.begin(),
+                                 static_cast<std::size_t>(out.ncol()),
+                                 kitchen_glue::simd_from_name(simd));
+  return out;
 }

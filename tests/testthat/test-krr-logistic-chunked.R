@@ -69,8 +69,11 @@ test_that("chunked fits keep small features after one more read and take the str
   # R/krr_logistic_chunked.R, keep_chunk_features(): features of at most
   # logistic_kept_entries() are read once more and kept, then every pass runs
   # in C++; with the bound as every solve's preconditioner (the internal
-  # option) that is the chunk-reading R loop's algorithm, step for step.
-  old <- options(kitchen.logistic_warm_curvature = FALSE)
+  # option) and in double precision (CV's fold solves otherwise round the
+  # rows to single: the other internal option) that is the chunk-reading R
+  # loop's algorithm, step for step.
+  old <- options(kitchen.logistic_warm_curvature = FALSE,
+                 kitchen.logistic_single_precision = FALSE)
   on.exit(options(old), add = TRUE)
   data <- logistic_data(300, 3, seed = 23)
   map <- rff(data$x, 20, sigma = 1, seed = 5)

@@ -180,8 +180,10 @@ test_that("the in-memory C++ solver equals the streaming R passes", {
   # (src/logistic_bound.cpp); a small block_size makes the same fit stream
   # its rows through the R passes, once features this small are not kept
   # anyway (the 64 MB floor, set to 0 here). Step for step: warm starts in
-  # memory otherwise take the curvature at the start as preconditioner.
-  old <- options(kitchen.logistic_kept_entries = 0, kitchen.logistic_warm_curvature = FALSE)
+  # memory otherwise take the curvature at the start as preconditioner, and
+  # CV's fold solves in memory round their rows to single precision.
+  old <- options(kitchen.logistic_kept_entries = 0, kitchen.logistic_warm_curvature = FALSE,
+                 kitchen.logistic_single_precision = FALSE)
   on.exit(options(old), add = TRUE)
   for (classes in 2:3) {
     toy <- logistic_toy(classes = classes, seed = 12)
@@ -252,13 +254,15 @@ test_that("the C++ logistic pass equals the R pass on the same rows", {
 })
 
 test_that("the pass's SIMD products equal R's on every shape of tile", {
-  # thin_products.hpp: tiles of 8 rows x 4 classes (links) and 2 columns x 4
-  # classes (gradient), with the rows, columns and classes left over; the
-  # same bits on 1 and 2 threads at each level ("avx512" runs the AVX2
-  # kernels; every level falls back to what the CPU has).
+  # thin_products.hpp: tiles of 4 rows (links) or 16 features (gradient) by
+  # chunks of 3 or 2 classes (k = 4: 2 + 2, 5: 3 + 2, 7: 3 + 2 + 2, 8:
+  # 3 + 3 + 2), with the rows and features left over; the same bits on 1 and
+  # 2 threads at each level ("avx512" runs the AVX2 kernels; every level
+  # falls back to what the CPU has).
   set.seed(30)
   for (shape in list(c(n = 1003, d = 13, k = 5), c(n = 37, d = 1, k = 2), c(n = 600, d = 40, k = 3),
-                     c(n = 7, d = 6, k = 9), c(n = 2100, d = 27, k = 4))) {
+                     c(n = 7, d = 6, k = 9), c(n = 2100, d = 27, k = 4), c(n = 301, d = 35, k = 7),
+                     c(n = 66, d = 16, k = 8))) {
     n <- shape[["n"]]
     d <- shape[["d"]]
     k <- shape[["k"]]
@@ -281,6 +285,14 @@ test_that("the pass's SIMD products equal R's on every shape of tile", {
       expect_equal(one$g0, in_r$g0, tolerance = 1e-12)
       expect_equal(one$log_loss, in_r$log_loss, tolerance = 1e-12)
       expect_equal(one$correct, in_r$correct)
+      # Rows held in single precision (CV's fold solves): on rows exact in
+      # single precision, the double pass's bits.
+      exact <- round(z * 2^10) / 2^10
+      single <- kitchen:::logistic_pass_cpp(exact, rows, labels, w, state$coefficients,
+                                            state$intercept, 2L, simd, single_precision = TRUE)
+      expect_identical(single, kitchen:::logistic_pass_cpp(exact, rows, labels, w,
+                                                           state$coefficients, state$intercept,
+                                                           1L, simd))
     }
   }
   expect_error(kitchen:::logistic_pass_cpp(z, rows, labels, w, state$coefficients,

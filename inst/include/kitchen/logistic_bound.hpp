@@ -17,6 +17,7 @@
 
 #include "kitchen/eigen.hpp"
 #include "kitchen/exp_nonpositive.hpp"
+#include "kitchen/packed_triangular.hpp"
 #include "kitchen/simd.hpp"
 #include "kitchen/thin_products.hpp"
 
@@ -63,12 +64,13 @@ inline Eigen::Index logistic_block_rows(Eigen::Index d) {
 constexpr double logistic_curvature_floor = 1e-3;
 
 // zt: the rows' features, one row per column (D x n_rows, so that a block
-// of rows is contiguous: thin_products.hpp); labels: class numbers
-// 0 .. K-1. Inline when `run` is empty; the products and the softmax's
-// exp() on `level`'s kernels.
+// of rows is contiguous: thin_products.hpp), in double or single precision
+// (Z); labels: class numbers 0 .. K-1. Inline when `run` is empty; the
+// products and the softmax's exp() on `level`'s kernels.
 // With `curvature` (n_rows long), each row's weight times its curvature
 // at this point is written there.
-inline logistic_pass_result logistic_pass(const logistic_matrix& zt, const std::vector<int>& labels,
+template <typename Z>
+inline logistic_pass_result logistic_pass(const thin_rows<Z>& zt, const std::vector<int>& labels,
                                           const std::vector<double>& weights,
                                           const logistic_matrix& coefficients,
                                           const Eigen::VectorXd& intercept,
@@ -199,11 +201,26 @@ struct logistic_free_vector {
 // step.
 inline logistic_free_vector logistic_bound_inverse(const logistic_matrix& factor,
                                                    const Eigen::VectorXd& zbar, double scale,
-                                                   const logistic_free_vector& v) {
+                                                   const logistic_free_vector& v,
+                                                   simd_level = simd_level::scalar) {
   const auto upper = factor.triangularView<Eigen::Upper>();
   logistic_matrix rhs = v.coefficients - zbar * v.intercept.transpose();
   logistic_free_vector out;
   out.coefficients = upper.solve(upper.transpose().solve(rhs));
+  out.intercept = v.intercept / scale - out.coefficients.transpose() * zbar;
+  return out;
+}
+
+// The same with the factor rounded to single precision and packed
+// (packed_triangular.hpp), for the solves on single-precision rows.
+inline logistic_free_vector logistic_bound_inverse(const packed_upper_factor& factor,
+                                                   const Eigen::VectorXd& zbar, double scale,
+                                                   const logistic_free_vector& v,
+                                                   simd_level level) {
+  logistic_free_vector out;
+  out.coefficients = v.coefficients - zbar * v.intercept.transpose();
+  packed_cholesky_solve(factor, out.coefficients.data(),
+                        static_cast<std::size_t>(out.coefficients.cols()), level);
   out.intercept = v.intercept / scale - out.coefficients.transpose() * zbar;
   return out;
 }
@@ -225,10 +242,13 @@ inline logistic_free_vector logistic_bound_inverse(const logistic_matrix& factor
 // two classes). `interrupt` is called every few passes; each pass runs on
 // `run` and `level` (logistic_pass()). `start_pass`, when given, is the
 // pass already made at the start (by the curvature preconditioner): it
-// counts as the first pass and is not made again.
+// counts as the first pass and is not made again. `factor` is M's upper
+// factor in double (logistic_matrix) or, beside rows in single precision,
+// rounded to single and packed (packed_upper_factor).
+template <typename Z, typename Factor>
 inline logistic_bound_result logistic_bound_solve(
-    const logistic_matrix& zt, const std::vector<int>& labels, const std::vector<double>& weights,
-    const logistic_matrix& factor, const Eigen::VectorXd& zbar, double scale,
+    const thin_rows<Z>& zt, const std::vector<int>& labels, const std::vector<double>& weights,
+    const Factor& factor, const Eigen::VectorXd& zbar, double scale,
     const std::vector<int>& free, double lambda, logistic_matrix coefficients,
     Eigen::VectorXd intercept, double tol, int max_iter, const std::function<void()>& interrupt,
     const logistic_runner& run = {}, simd_level level = simd_level::scalar,
@@ -242,7 +262,7 @@ inline logistic_bound_result logistic_bound_solve(
     logistic_free_vector gradient, preconditioned;  // g and M^-1 g (accepted points)
   };
   const auto precondition = [&](evaluated& e) {
-    e.preconditioned = logistic_bound_inverse(factor, zbar, scale, e.gradient);
+    e.preconditioned = logistic_bound_inverse(factor, zbar, scale, e.gradient, level);
   };
   // A pass at (b, b0): objective and gradient in the moving classes.
   const auto evaluated_from = [&](const logistic_pass_result& pass, const logistic_matrix& b) {

@@ -10,7 +10,10 @@
 // AVX-512 CPUs) keep a tile of the result in registers over the whole
 // depth. Each output entry is summed in a fixed order that depends only on
 // the block's shape, so a pass gives the same bits for any number of
-// threads.
+// threads. The rows may be held in single precision (half the memory
+// read per pass, which bounds it once they exceed the cache); they are
+// widened to double as they are loaded, and every product and sum is in
+// double.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +44,12 @@ namespace detail {
 
 #if KITCHEN_X86_SIMD
 
+// Four entries of a row, widened to double.
+KITCHEN_TARGET_THIN_AVX2 inline __m256d thin_load4(const double* p) { return _mm256_loadu_pd(p); }
+KITCHEN_TARGET_THIN_AVX2 inline __m256d thin_load4(const float* p) {
+  return _mm256_cvtps_pd(_mm_loadu_ps(p));
+}
+
 KITCHEN_TARGET_THIN_AVX2 inline double thin_sum4(__m256d v) {
   alignas(32) double t[4];
   _mm256_store_pd(t, v);
@@ -50,8 +59,8 @@ KITCHEN_TARGET_THIN_AVX2 inline double thin_sum4(__m256d v) {
 // links[i + c * ld_links] = z_i . w_c for the RT rows from i0 (row i at
 // zt + i * d) and the KC classes from c0 (w_c = w + c * d): RT x KC ymm
 // accumulators over the depth in fours, the last d % 4 terms added after.
-template <int RT, int KC>
-KITCHEN_TARGET_THIN_AVX2 inline void thin_links_tile(const double* zt, std::size_t d,
+template <int RT, int KC, typename Z>
+KITCHEN_TARGET_THIN_AVX2 inline void thin_links_tile(const Z* zt, std::size_t d,
                                                      const double* w, std::size_t c0,
                                                      std::size_t i0, double* links,
                                                      std::size_t ld_links) {
@@ -68,19 +77,19 @@ KITCHEN_TARGET_THIN_AVX2 inline void thin_links_tile(const double* zt, std::size
     for (int c = 0; c < KC; ++c) wv[c] = _mm256_loadu_pd(w + (c0 + c) * d + j);
     KITCHEN_UNROLL
     for (int r = 0; r < RT; ++r) {
-      const __m256d zv = _mm256_loadu_pd(zt + (i0 + r) * d + j);
+      const __m256d zv = thin_load4(zt + (i0 + r) * d + j);
       KITCHEN_UNROLL
       for (int c = 0; c < KC; ++c) acc[r][c] = _mm256_fmadd_pd(zv, wv[c], acc[r][c]);
     }
   }
   KITCHEN_UNROLL
   for (int r = 0; r < RT; ++r) {
-    const double* zr = zt + (i0 + r) * d;
+    const Z* zr = zt + (i0 + r) * d;
     KITCHEN_UNROLL
     for (int c = 0; c < KC; ++c) {
       const double* wc = w + (c0 + c) * d;
       double s = thin_sum4(acc[r][c]);
-      for (std::size_t j = body; j < d; ++j) s += zr[j] * wc[j];
+      for (std::size_t j = body; j < d; ++j) s += static_cast<double>(zr[j]) * wc[j];
       links[i0 + r + (c0 + c) * ld_links] = s;
     }
   }
@@ -89,8 +98,8 @@ KITCHEN_TARGET_THIN_AVX2 inline void thin_links_tile(const double* zt, std::size
 // g[j + c * d] += sum_i z_i[j] * res[i + c * rows] for the 4 V features
 // from j0 and the KC classes from c0, over the rows of the block in order:
 // V x KC ymm accumulators.
-template <int V, int KC>
-KITCHEN_TARGET_THIN_AVX2 inline void thin_gradient_tile(const double* zt, std::size_t d,
+template <int V, int KC, typename Z>
+KITCHEN_TARGET_THIN_AVX2 inline void thin_gradient_tile(const Z* zt, std::size_t d,
                                                         std::size_t rows, const double* res,
                                                         std::size_t c0, std::size_t j0,
                                                         double* g) {
@@ -101,13 +110,13 @@ KITCHEN_TARGET_THIN_AVX2 inline void thin_gradient_tile(const double* zt, std::s
     for (int c = 0; c < KC; ++c) acc[v][c] = _mm256_loadu_pd(g + (c0 + c) * d + j0 + 4 * v);
   }
   for (std::size_t i = 0; i < rows; ++i) {
-    const double* zi = zt + i * d + j0;
+    const Z* zi = zt + i * d + j0;
     __m256d rv[KC];
     KITCHEN_UNROLL
     for (int c = 0; c < KC; ++c) rv[c] = _mm256_broadcast_sd(res + i + (c0 + c) * rows);
     KITCHEN_UNROLL
     for (int v = 0; v < V; ++v) {
-      const __m256d zv = _mm256_loadu_pd(zi + 4 * v);
+      const __m256d zv = thin_load4(zi + 4 * v);
       KITCHEN_UNROLL
       for (int c = 0; c < KC; ++c) acc[v][c] = _mm256_fmadd_pd(zv, rv[c], acc[v][c]);
     }
@@ -119,12 +128,21 @@ KITCHEN_TARGET_THIN_AVX2 inline void thin_gradient_tile(const double* zt, std::s
   }
 }
 
-// The classes in chunks of at most 3 (4 x 3 accumulators in a links tile,
-// 4 x 3 in a gradient tile, of the 16 ymm registers).
+// The classes in chunks of 3 and 2 (4 x 3 accumulators in a links tile,
+// 4 x 3 in a gradient tile, of the 16 ymm registers), a chunk of one only
+// for one class: a tile of one class has four accumulators, too few to
+// hide the FMA latency (on 7 classes, 3 + 3 + 1 spent 2.3 times as long
+// per class in the last tile as in the others). Each entry's sum runs in
+// the same order whatever the chunks.
 template <typename Tile>
 inline void thin_class_chunks(std::size_t k, const Tile& tile) {
   std::size_t c0 = 0;
-  for (; c0 + 3 <= k; c0 += 3) tile(c0, std::integral_constant<int, 3>());
+  for (; k - c0 > 4; c0 += 3) tile(c0, std::integral_constant<int, 3>());
+  if (k - c0 == 4) {
+    tile(c0, std::integral_constant<int, 2>());
+    c0 += 2;
+  }
+  if (k - c0 == 3) tile(c0, std::integral_constant<int, 3>());
   if (k - c0 == 2) tile(c0, std::integral_constant<int, 2>());
   if (k - c0 == 1) tile(c0, std::integral_constant<int, 1>());
 }
@@ -134,17 +152,21 @@ inline void thin_class_chunks(std::size_t k, const Tile& tile) {
 }  // namespace detail
 
 using thin_matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
+// Rows held in double or single precision.
+template <typename Z>
+using thin_rows = Eigen::Matrix<Z, Eigen::Dynamic, Eigen::Dynamic>;
 
 // links = Z[r0 : r0 + rows, ] w: zt holds Z's rows as columns (D x n), w is
 // D x K; links becomes rows x K.
-inline void thin_links(const thin_matrix& zt, Eigen::Index r0, Eigen::Index rows,
+template <typename Z>
+inline void thin_links(const thin_rows<Z>& zt, Eigen::Index r0, Eigen::Index rows,
                        const thin_matrix& w, thin_matrix& links, simd_level level) {
   links.resize(rows, w.cols());
 #if KITCHEN_X86_SIMD
   if (level != simd_level::scalar) {
     const std::size_t n = static_cast<std::size_t>(rows), d = static_cast<std::size_t>(zt.rows());
     const std::size_t k = static_cast<std::size_t>(w.cols());
-    const double* base = zt.data() + static_cast<std::size_t>(r0) * d;
+    const Z* base = zt.data() + static_cast<std::size_t>(r0) * d;
     std::size_t i0 = 0;
     for (; i0 + 4 <= n; i0 += 4) {
       detail::thin_class_chunks(k, [&](std::size_t c0, auto kc) {
@@ -160,18 +182,23 @@ inline void thin_links(const thin_matrix& zt, Eigen::Index r0, Eigen::Index rows
   }
 #endif
   (void)level;
-  links.noalias() = zt.middleCols(r0, rows).transpose() * w;
+  if constexpr (std::is_same<Z, double>::value) {
+    links.noalias() = zt.middleCols(r0, rows).transpose() * w;
+  } else {
+    links.noalias() = zt.middleCols(r0, rows).transpose().template cast<double>() * w;
+  }
 }
 
 // gradient += Z[r0 : r0 + rows, ]' r: zt as for thin_links(), r rows x K,
 // gradient D x K.
-inline void thin_gradient_add(const thin_matrix& zt, Eigen::Index r0, Eigen::Index rows,
+template <typename Z>
+inline void thin_gradient_add(const thin_rows<Z>& zt, Eigen::Index r0, Eigen::Index rows,
                               const thin_matrix& r, thin_matrix& gradient, simd_level level) {
 #if KITCHEN_X86_SIMD
   if (level != simd_level::scalar) {
     const std::size_t n = static_cast<std::size_t>(rows), d = static_cast<std::size_t>(zt.rows());
     const std::size_t k = static_cast<std::size_t>(r.cols());
-    const double* base = zt.data() + static_cast<std::size_t>(r0) * d;
+    const Z* base = zt.data() + static_cast<std::size_t>(r0) * d;
     const std::size_t tiled = d / 16 * 16, quads = d / 4 * 4;
     for (std::size_t j0 = 0; j0 < tiled; j0 += 16) {
       detail::thin_class_chunks(k, [&](std::size_t c0, auto kc) {
@@ -189,15 +216,19 @@ inline void thin_gradient_add(const thin_matrix& zt, Eigen::Index r0, Eigen::Ind
       const double* rc = r.data() + c * n;
       double* gc = gradient.data() + c * d;
       for (std::size_t i = 0; i < n; ++i) {
-        const double* zi = base + i * d;
-        for (std::size_t j = quads; j < d; ++j) gc[j] += zi[j] * rc[i];
+        const Z* zi = base + i * d;
+        for (std::size_t j = quads; j < d; ++j) gc[j] += static_cast<double>(zi[j]) * rc[i];
       }
     }
     return;
   }
 #endif
   (void)level;
-  gradient.noalias() += zt.middleCols(r0, rows) * r;
+  if constexpr (std::is_same<Z, double>::value) {
+    gradient.noalias() += zt.middleCols(r0, rows) * r;
+  } else {
+    gradient.noalias() += zt.middleCols(r0, rows).template cast<double>() * r;
+  }
 }
 
 }  // namespace kitchen
