@@ -2,17 +2,17 @@
 // its columns' upper parts packed one after the other, and the solve
 // M^-1 b = R^-1 R^-T b for a few right-hand sides. The logistic solver
 // applies its preconditioner's inverse once per step (logistic_bound.hpp);
-// at D = 2048 the double factor is 32 MB, read twice per step from memory,
-// about a third of a CV fold solve's time on 7 classes. Packed in single
-// precision it is 8 MB; every product and sum is still in double, so the
-// solve is exact for the rounded factor, itself the factor of a symmetric
-// positive definite matrix near M (what a preconditioner needs to be).
+// at D = 2048 the double factor is 32 MB, read twice per step from memory
+// by Eigen's triangular solves (about a tenth of a 7-class fit's time).
+// Packed in single precision it is 8 MB; every product and sum is still in
+// double, so this is the solve with the rounded factor (to double
+// rounding), itself the factor of a symmetric positive definite matrix near
+// M: what a preconditioner needs to be.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-#include "eigen.hpp"
 #include "simd.hpp"
 
 #if KITCHEN_X86_SIMD

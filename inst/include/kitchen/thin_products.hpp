@@ -131,9 +131,9 @@ KITCHEN_TARGET_THIN_AVX2 inline void thin_gradient_tile(const Z* zt, std::size_t
 // The classes in chunks of 3 and 2 (4 x 3 accumulators in a links tile,
 // 4 x 3 in a gradient tile, of the 16 ymm registers), a chunk of one only
 // for one class: a tile of one class has four accumulators, too few to
-// hide the FMA latency (on 7 classes, 3 + 3 + 1 spent 2.3 times as long
-// per class in the last tile as in the others). Each entry's sum runs in
-// the same order whatever the chunks.
+// hide the FMA latency (on 7 classes as 3 + 3 + 1, the one-class gradient
+// tile took 2.3 times as long per class as the others). Each entry's sum
+// runs in the same order whatever the chunks.
 template <typename Tile>
 inline void thin_class_chunks(std::size_t k, const Tile& tile) {
   std::size_t c0 = 0;
