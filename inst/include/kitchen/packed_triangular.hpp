@@ -14,21 +14,7 @@
 #include <vector>
 
 #include "simd.hpp"
-
-#if KITCHEN_X86_SIMD
-#include <immintrin.h>
-#define KITCHEN_TARGET_PACKED_AVX2 __attribute__((target("avx2,fma")))
-#endif
-
-// Loops over the few right-hand sides unrolled, so that their accumulators
-// stay in registers (R's -O2 does not unroll them).
-#if defined(__GNUC__) && !defined(__clang__)
-#define KITCHEN_PACKED_UNROLL _Pragma("GCC unroll 4")
-#elif defined(__clang__)
-#define KITCHEN_PACKED_UNROLL _Pragma("unroll")
-#else
-#define KITCHEN_PACKED_UNROLL
-#endif
+#include "thin_products.hpp"  // the widening load, the lane sum and the unroll pragma
 
 namespace kitchen {
 
@@ -73,36 +59,30 @@ inline void packed_solve_scalar(const packed_upper_factor& r, double* b, std::si
 
 #if KITCHEN_X86_SIMD
 
-KITCHEN_TARGET_PACKED_AVX2 inline double packed_sum4(__m256d v) {
-  alignas(32) double t[4];
-  _mm256_store_pd(t, v);
-  return (t[0] + t[1]) + (t[2] + t[3]);
-}
-
 // The same solves for up to 4 right-hand sides at once (MC of them, from
 // column c0 of b), each column of the factor read once per group.
 template <int MC>
-KITCHEN_TARGET_PACKED_AVX2 inline void packed_solve_avx2(const packed_upper_factor& r, double* b,
-                                                         std::size_t c0) {
+KITCHEN_TARGET_THIN_AVX2 inline void packed_solve_avx2(const packed_upper_factor& r, double* b,
+                                                       std::size_t c0) {
   const std::size_t n = r.dim;
   double* y[MC];
-  KITCHEN_PACKED_UNROLL
+  KITCHEN_UNROLL
   for (int c = 0; c < MC; ++c) y[c] = b + (c0 + c) * n;
   for (std::size_t j = 0; j < n; ++j) {  // forward: y_j = (b_j - R(0:j, j)' y(0:j)) / R(j, j)
     const float* col = r.column(j);
     __m256d acc[MC];
-    KITCHEN_PACKED_UNROLL
+    KITCHEN_UNROLL
     for (int c = 0; c < MC; ++c) acc[c] = _mm256_setzero_pd();
     const std::size_t body = j / 4 * 4;
     for (std::size_t i = 0; i < body; i += 4) {
-      const __m256d rv = _mm256_cvtps_pd(_mm_loadu_ps(col + i));
-      KITCHEN_PACKED_UNROLL
+      const __m256d rv = thin_load4(col + i);
+      KITCHEN_UNROLL
       for (int c = 0; c < MC; ++c) acc[c] = _mm256_fmadd_pd(rv, _mm256_loadu_pd(y[c] + i), acc[c]);
     }
     const double pivot = static_cast<double>(col[j]);
-    KITCHEN_PACKED_UNROLL
+    KITCHEN_UNROLL
     for (int c = 0; c < MC; ++c) {
-      double s = packed_sum4(acc[c]);
+      double s = thin_sum4(acc[c]);
       for (std::size_t i = body; i < j; ++i) s += static_cast<double>(col[i]) * y[c][i];
       y[c][j] = (y[c][j] - s) / pivot;
     }
@@ -112,7 +92,7 @@ KITCHEN_TARGET_PACKED_AVX2 inline void packed_solve_avx2(const packed_upper_fact
     const double pivot = static_cast<double>(col[j]);
     __m256d xv[MC];
     double x[MC];
-    KITCHEN_PACKED_UNROLL
+    KITCHEN_UNROLL
     for (int c = 0; c < MC; ++c) {
       x[c] = y[c][j] / pivot;
       y[c][j] = x[c];
@@ -120,14 +100,14 @@ KITCHEN_TARGET_PACKED_AVX2 inline void packed_solve_avx2(const packed_upper_fact
     }
     const std::size_t body = j / 4 * 4;
     for (std::size_t i = 0; i < body; i += 4) {
-      const __m256d rv = _mm256_cvtps_pd(_mm_loadu_ps(col + i));
-      KITCHEN_PACKED_UNROLL
+      const __m256d rv = thin_load4(col + i);
+      KITCHEN_UNROLL
       for (int c = 0; c < MC; ++c) {
         _mm256_storeu_pd(y[c] + i, _mm256_fnmadd_pd(rv, xv[c], _mm256_loadu_pd(y[c] + i)));
       }
     }
     for (std::size_t i = body; i < j; ++i) {
-      KITCHEN_PACKED_UNROLL
+      KITCHEN_UNROLL
       for (int c = 0; c < MC; ++c) y[c][i] -= static_cast<double>(col[i]) * x[c];
     }
   }
