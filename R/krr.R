@@ -320,7 +320,9 @@
 #'   start instead (one weighted `Z'Z`), which takes a fraction of the
 #'   passes once the rows are fitted with confidence.
 #'   `lambda` is then chosen by K-fold CV of the held-out log-loss (largest
-#'   candidate first, each fold warm-started), unless one number is given;
+#'   candidate first, each fold warm-started; the path stops two candidates
+#'   past the best, or one past it when every fold's held-out loss rose
+#'   there), unless one number is given;
 #'   `predict(type = "prob")` gives class probabilities. The features of
 #'   all rows are kept in memory when they take at most 2^25 numbers (256
 #'   MB, and a fold's copy of up to as much during CV; for data in memory

@@ -57,9 +57,8 @@ binned_logistic_ridge <- function(map, cols, labels, levels, weights, folds, lam
                        log_loss = fit$log_loss / total, accuracy = fit$correct / total))
 }
 
-# K-fold CV over the candidate lambdas (largest first); stops once the CV
-# log-loss has risen for `patience` candidates past its minimum, as the
-# dense path (logistic_cv_path()). Fold fits stop at a relative decrease
+# K-fold CV over the candidate lambdas (largest first); stops as the dense
+# path (logistic_cv_path(), cv_path_done()). Fold fits stop at a relative decrease
 # of max(tol, 1e-6). Attribute "start": the mean of the fold solutions
 # at the best lambda (the final fit's warm start).
 binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_iter, verbose,
@@ -68,6 +67,7 @@ binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_it
     sort(lambda, decreasing = TRUE)
   starts <- vector("list", length(use_folds))
   cv <- accuracy <- rep(NA_real_, length(lambdas))
+  fold_losses <- matrix(NA_real_, length(lambdas), length(use_folds))
   best_start <- NULL
   scored <- sum(weights[folds %in% use_folds])
   bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
@@ -83,6 +83,7 @@ binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_it
       }
       scores <- logistic_pass_scores(fit$p, problem$labels, weights * held_out)
       starts[[f]] <- fit[c("coefficients", "intercept")]  # not the n x k links and probabilities
+      fold_losses[l, f] <- scores$log_loss
       loss <- loss + scores$log_loss
       correct <- correct + scores$correct
     }
@@ -93,7 +94,7 @@ binned_logistic_cv_path <- function(problem, weights, folds, lambda, tol, max_it
       best_start <- mean_fold_solution(starts)  # R/krr_logistic.R
     }
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
-    if (l - best_candidate(cv) >= patience) break
+    if (cv_path_done(l, cv, fold_losses, patience)) break
   }
   structure(logistic_path_frame(lambdas, cv, accuracy), start = best_start, tried = lambdas)
 }

@@ -332,13 +332,15 @@ row_max <- function(m) {
 # (on 7 mlbench sets 1e-5 moved the CV minimum by at most 8e-4 relative and
 # chose the same lambda as 1e-6 on all but iris's flat curve, in a third
 # fewer passes; bench/results/logistic.md);
-# stops once the CV loss has risen for `patience` candidates past its
-# minimum. Each fold's Z'WZ comes from the per-fold sums of one pass.
+# stops as cv_path_done() says (the CV loss risen in every fold, or for
+# `patience` candidates, past its minimum). Each fold's Z'WZ comes from the
+# per-fold sums of one pass.
 logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds, tol, verbose,
                              patience = 2) {
   lambdas <- if (is.character(lambda)) logistic_lambdas(stats) else sort(lambda, decreasing = TRUE)
   starts <- vector("list", n_folds)
   cv <- accuracy <- rep(NA_real_, length(lambdas))
+  fold_losses <- matrix(NA_real_, length(lambdas), n_folds)
   means <- vector("list", length(lambdas))
   bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
   for (l in seq_along(lambdas)) {
@@ -355,6 +357,7 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
       }
       starts[[k]] <- fit
       held_out <- source$gradient(fit, list(fold = k, side = "test"))
+      fold_losses[l, k] <- held_out$log_loss
       loss <- loss + held_out$log_loss
       correct <- correct + held_out$correct
     }
@@ -363,7 +366,7 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
     accuracy[l] <- correct / stats$n
     means[[l]] <- mean_fold_solution(starts)
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
-    if (l - best_candidate(cv) >= patience) break
+    if (cv_path_done(l, cv, fold_losses, patience)) break
   }
   structure(logistic_path_frame(lambdas, cv, accuracy), starts = means[!is.na(cv)],
             tried = lambdas)
