@@ -37,8 +37,8 @@ calibration_hessian_cpp <- function(design, q, weights, n_threads, simd) {
     .Call(`_kitchen_calibration_hessian_cpp`, design, q, weights, n_threads, simd)
 }
 
-logistic_bound_factor_cpp <- function(gram, fold_gram, zbar, n, curvature, lambda, n_threads) {
-    .Call(`_kitchen_logistic_bound_factor_cpp`, gram, fold_gram, zbar, n, curvature, lambda, n_threads)
+logistic_bound_factor_cpp <- function(gram, fold_gram, zbar, n, curvature, lambda, n_threads, simd) {
+    .Call(`_kitchen_logistic_bound_factor_cpp`, gram, fold_gram, zbar, n, curvature, lambda, n_threads, simd)
 }
 
 ridge_fold_solve_cpp <- function(gram, fold_gram, zbar, n, rhs, lambda, n_threads) {

@@ -320,7 +320,8 @@
 #'   start instead (one weighted `Z'Z`), which takes a fraction of the
 #'   passes once the rows are fitted with confidence.
 #'   `lambda` is then chosen by K-fold CV of the held-out log-loss (largest
-#'   candidate first, each fold warm-started; the path stops two candidates
+#'   candidate first, each fold warm-started where its solutions at the two
+#'   previous candidates point, in log lambda; the path stops two candidates
 #'   past the best, or one past it when every fold's held-out loss rose
 #'   there), unless one number is given;
 #'   `predict(type = "prob")` gives class probabilities. The features of

@@ -133,7 +133,7 @@ logistic_bound <- function(stats, gradient, n_features, k, lambda, start, tol, m
                 curvature = curvature)
   if (!is.null(solve)) return(solve$run(bound, free, lambda, state, tol, max_iter))
   factor <- logistic_bound_factor_cpp(stats$gram, stats$fold_gram, zbar, n, curvature, lambda,
-                                      backend$n_threads)
+                                      backend$n_threads, backend$simd)
   if (is.null(factor)) return(NULL)
   inverse <- list(factor = factor, zbar = zbar, scale = curvature * n)
   logistic_lbfgs(gradient, inverse, free, lambda, state, tol, max_iter)  # R/logistic_lbfgs.R
@@ -327,7 +327,8 @@ row_max <- function(m) {
 }
 
 # K-fold CV of the held-out log-loss over candidate lambdas, largest first,
-# each fold warm-started from its previous solution and solved to a relative
+# each fold warm-started where its previous solutions point
+# (predicted_start()) and solved to a relative
 # change of max(tol, 1e-5): scores need less precision than the final fit
 # (on 7 mlbench sets 1e-5 moved the CV minimum by at most 8e-4 relative and
 # chose the same lambda as 1e-6 on all but iris's flat curve, in a third
@@ -338,7 +339,7 @@ row_max <- function(m) {
 logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds, tol, verbose,
                              patience = 2) {
   lambdas <- if (is.character(lambda)) logistic_lambdas(stats) else sort(lambda, decreasing = TRUE)
-  starts <- vector("list", n_folds)
+  starts <- before <- vector("list", n_folds)
   cv <- accuracy <- rep(NA_real_, length(lambdas))
   fold_losses <- matrix(NA_real_, length(lambdas), n_folds)
   means <- vector("list", length(lambdas))
@@ -349,12 +350,14 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
       train <- list(fold = k, side = "train")
       fit <- logistic_bound(fold_training_statistics(stats, k),
                             function(state) source$gradient(state, train), n_features,
-                            length(levels), lambdas[l], starts[[k]], max(tol, 1e-5), 200,
-                            source$solver(train), source$backend)
+                            length(levels), lambdas[l],
+                            predicted_start(starts[[k]], before[[k]], lambdas, l),
+                            max(tol, 1e-5), 200, source$solver(train), source$backend)
       if (is.null(fit)) {
         loss <- NA_real_  # too small a lambda; the smaller ones that follow too
         break
       }
+      before[k] <- starts[k]  # (a NULL kept)
       starts[[k]] <- fit
       held_out <- source$gradient(fit, list(fold = k, side = "test"))
       fold_losses[l, k] <- held_out$log_loss
@@ -370,6 +373,22 @@ logistic_cv_path <- function(source, stats, n_features, levels, lambda, n_folds,
   }
   structure(logistic_path_frame(lambdas, cv, accuracy), starts = means[!is.na(cv)],
             tried = lambdas)
+}
+
+# A fold's start at candidate l: its solution at l - 1 (`last`) moved on
+# along the path by the secant through its solutions at l - 2 (`before`)
+# and l - 1, in log lambda (a step of at most the secant's own length).
+# The solutions move smoothly with log lambda; on 7-class CoverType
+# (D = 2048) CV took 1493 passes from these starts against 2310 from the
+# last solutions (74 -> 52 s), the same lambda chosen
+# (bench/results/logistic.md).
+predicted_start <- function(last, before, lambdas, l) {
+  if (is.null(last) || is.null(before)) return(last)
+  step <- min(1, log(lambdas[l - 1] / lambdas[l]) / log(lambdas[l - 2] / lambdas[l - 1]))
+  if (!is.finite(step) || step <= 0) return(last)  # repeated candidates
+  last$coefficients <- last$coefficients + step * (last$coefficients - before$coefficients)
+  last$intercept <- last$intercept + step * (last$intercept - before$intercept)
+  last
 }
 
 # The mean of the folds' solutions at one lambda (a warm start), with the

@@ -16,6 +16,7 @@
 #include "kitchen/gram_finish.hpp"
 #include "parallel_chunks.h"
 #include "result_matrix.h"
+#include "simd_name.h"
 
 bool kitchen_glue::centred_cholesky(const double* g, const double* minus, bool upper,
                                     const double* zbar, double n, double scale, double shift,
@@ -37,13 +38,48 @@ bool kitchen_glue::centred_cholesky(const double* g, const double* minus, bool u
   return kitchen_glue::cholesky_in_place(a, dim, n_threads);
 }
 
+namespace {
+
+// The upper triangle of scale * ((g - minus) - n zbar zbar') + shift I,
+// each entry as centred_cholesky() makes it (g's lower triangle read, or
+// its upper one when `upper`), with zeros below the diagonal.
+void centred_upper(const double* g, const double* minus, bool upper, const double* zbar, double n,
+                   double scale, double shift, std::size_t dim, int n_threads, double* a) {
+  const std::size_t block = kitchen::gram_finish_block;
+  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin * block; j < std::min(dim, end * block); ++j) {
+      double* aj = a + j * dim;
+      for (std::size_t i = 0; i <= j; ++i) {
+        double gij = upper ? g[i + j * dim] : g[j + i * dim];
+        if (minus) gij -= minus[j + i * dim];
+        aj[i] = scale * (gij - n * (zbar[j] * zbar[i]));
+      }
+      aj[j] += shift;
+      std::fill(aj + j + 1, aj + dim, 0.0);
+    }
+  });
+}
+
+}  // namespace
+
 bool kitchen_glue::logistic_factor(const double* g, const double* minus, bool upper,
                                    const double* zbar, double n, double curvature, double lambda,
-                                   std::size_t dim, int n_threads, double* a) {
+                                   std::size_t dim, int n_threads, kitchen::simd_level level,
+                                   double* a) {
+  const std::size_t block = kitchen::gram_finish_block;
+  if (level != kitchen::simd_level::scalar) {
+    centred_upper(g, minus, upper, zbar, n, curvature, 2 * lambda, dim, n_threads, a);
+    if (!kitchen_glue::cholesky_upper_in_place(a, dim, n_threads, level)) return false;
+    kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 1.0 * block * kitchen::gram_tile_reach,
+                                      n_threads, [&](std::size_t begin, std::size_t end) {
+      kitchen::upper_cholesky_clear_below(a, dim, begin * block, std::min(dim, end * block));
+    });
+    return true;
+  }
   if (!centred_cholesky(g, minus, upper, zbar, n, curvature, 2 * lambda, dim, n_threads, a)) {
     return false;
   }
-  const std::size_t block = kitchen::gram_finish_block;
   kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
                                     [&](std::size_t begin, std::size_t end) {
     kitchen::cholesky_upper_columns(a, dim, begin * block, std::min(dim, end * block));
@@ -69,7 +105,7 @@ const double* kitchen_glue::fold_gram_or_null(const Rcpp::Nullable<Rcpp::Numeric
 SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram,
                                Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram,
                                Rcpp::NumericVector zbar, double n, double curvature,
-                               double lambda, int n_threads) {
+                               double lambda, int n_threads, SEXP simd) {
   const std::size_t dim = gram.nrow();
   if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(zbar.size()) != dim) {
     Rcpp::stop("gram must be square, with one zbar per column.");
@@ -77,7 +113,8 @@ SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram,
   const double* minus = kitchen_glue::fold_gram_or_null(fold_gram, dim);
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(dim, dim));
   if (!kitchen_glue::logistic_factor(gram.begin(), minus, false, zbar.begin(), n, curvature,
-                                     lambda, dim, n_threads, REAL(out))) {
+                                     lambda, dim, n_threads, kitchen_glue::simd_from_name(simd),
+                                     REAL(out))) {
     return R_NilValue;
   }
   return out;

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 
+#include "kitchen/simd.hpp"
+
 namespace kitchen_glue {
 
 // out (dim x dim, column-major): the lower Cholesky factor of
@@ -24,11 +26,13 @@ bool centred_cholesky(const double* g, const double* minus, bool upper, const do
                       double* out);
 
 // chol()'s upper factor (zeros below the diagonal) of the logistic bound
-// curvature * ((g - minus) - n zbar zbar') + 2 lambda I: centred_cholesky()
+// curvature * ((g - minus) - n zbar zbar') + 2 lambda I, the same matrix
+// entry by entry as centred_cholesky() makes: factored on the Gram kernels
+// of `level` (cholesky_simd.hpp), or with level scalar centred_cholesky()
 // transposed in place.
 bool logistic_factor(const double* g, const double* minus, bool upper, const double* zbar,
                      double n, double curvature, double lambda, std::size_t dim, int n_threads,
-                     double* out);
+                     kitchen::simd_level level, double* out);
 
 // The Gram matrix (or NULL) of a CV fold's held-out rows, checked against
 // the total's size `dim`, as the factors' `minus`.

@@ -213,7 +213,7 @@ bool curvature_at_start(const Rcpp::NumericMatrix& features, const Rcpp::Integer
   zbar /= scale;
   out.factor.resize(d, d);
   if (!kitchen_glue::logistic_factor(gram.data(), nullptr, true, zbar.data(), scale, 1.0, lambda, d,
-                                     n_threads, out.factor.data())) {
+                                     n_threads, level, out.factor.data())) {
     return false;
   }
   out.zbar = std::move(zbar);
@@ -231,7 +231,7 @@ namespace {
 // C++ memory, freed with the solve (in R, each of CV's solves left two
 // D x D matrices for the collector). False when not positive definite.
 bool bound_preconditioner(const Rcpp::List& bound, std::size_t d, double lambda, int n_threads,
-                          solve_preconditioner& out) {
+                          kitchen::simd_level level, solve_preconditioner& out) {
   const Rcpp::NumericMatrix gram(bound["gram"]);
   const Rcpp::NumericVector zbar(bound["zbar"]);
   const double n = Rcpp::as<double>(bound["n"]), curvature = Rcpp::as<double>(bound["curvature"]);
@@ -244,7 +244,7 @@ bool bound_preconditioner(const Rcpp::List& bound, std::size_t d, double lambda,
       kitchen_glue::fold_gram_or_null(Rcpp::Nullable<Rcpp::NumericMatrix>(bound["fold_gram"]), d);
   out.factor.resize(d, d);
   if (!kitchen_glue::logistic_factor(gram.begin(), minus, false, zbar.begin(), n, curvature,
-                                     lambda, d, n_threads, out.factor.data())) {
+                                     lambda, d, n_threads, level, out.factor.data())) {
     return false;
   }
   out.zbar = as_eigen(zbar);
@@ -263,7 +263,7 @@ SEXP solve_on_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVecto
   const std::size_t d = features.ncol(), k = coefficients.ncol();
   solve_preconditioner inverse;
   if (!bound.isNull() &&
-      !bound_preconditioner(Rcpp::List(bound.get()), d, lambda, n_threads, inverse)) {
+      !bound_preconditioner(Rcpp::List(bound.get()), d, lambda, n_threads, level, inverse)) {
     return R_NilValue;
   }
   const logistic_rows<Z> part = gather_rows<Z>(features, rows, labels, weights, k);

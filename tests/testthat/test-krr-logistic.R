@@ -325,9 +325,12 @@ test_that("the bound is factored in C++ (by blocks, interruptible) as chol() doe
   zbar <- colMeans(z)
   bound <- 0.25 * (gram - 300 * tcrossprod(zbar))
   diag(bound) <- diag(bound) + 2 * 0.5
-  got <- kitchen:::logistic_bound_factor_cpp(gram, NULL, zbar, 300, 0.25, 0.5, 2L)
-  expect_equal(got, chol(bound), tolerance = 1e-12)
-  expect_true(all(got[lower.tri(got)] == 0))
+  # on Eigen (scalar) and on the Gram kernels (cholesky_simd.hpp; capped at this CPU's level)
+  for (simd in c("scalar", "avx2", "avx512")) {
+    got <- kitchen:::logistic_bound_factor_cpp(gram, NULL, zbar, 300, 0.25, 0.5, 2L, simd)
+    expect_equal(got, chol(bound), tolerance = 1e-12)
+    expect_true(all(got[lower.tri(got)] == 0))
+  }
   # a CV fold's training part: the total's Gram matrix less the held-out
   # rows', centred on the training rows' mean, never made
   held <- 1:40
@@ -335,14 +338,27 @@ test_that("the bound is factored in C++ (by blocks, interruptible) as chol() doe
   training_mean <- colMeans(z[-held, ])
   bound <- 0.25 * (crossprod(z[-held, ]) - 260 * tcrossprod(training_mean))
   diag(bound) <- diag(bound) + 2 * 0.5
-  for (threads in 1:2) {
-    got <- kitchen:::logistic_bound_factor_cpp(gram, fold_gram, training_mean, 260, 0.25, 0.5,
-                                               threads)
-    expect_equal(got, chol(bound), tolerance = 1e-10)
+  for (simd in c("scalar", "avx2", "avx512")) {
+    one <- kitchen:::logistic_bound_factor_cpp(gram, fold_gram, training_mean, 260, 0.25, 0.5,
+                                               1L, simd)
+    expect_equal(one, chol(bound), tolerance = 1e-10)
+    expect_true(all(one[lower.tri(one)] == 0))
+    # the same sums on 2 threads
+    expect_identical(kitchen:::logistic_bound_factor_cpp(gram, fold_gram, training_mean, 260,
+                                                         0.25, 0.5, 2L, simd), one)
+    expect_null(kitchen:::logistic_bound_factor_cpp(gram, NULL, zbar, 300, 0.25, 1e-300, 2L, simd))
+  }
+  # sizes around the blocks (256 rows per step, 128-column panels, 4- to 24-wide strips)
+  for (dim in c(1, 5, 255, 256, 257, 389)) {
+    a <- crossprod(matrix(rnorm(2 * dim * dim), 2 * dim)) + diag(dim)
+    for (simd in c("avx2", "avx512")) {
+      got <- kitchen:::logistic_bound_factor_cpp(a, NULL, numeric(dim), 1, 1, 0.25, 2L, simd)
+      expect_equal(got, chol(a + 0.5 * diag(dim)), tolerance = 1e-11)
+      expect_true(all(got[lower.tri(got)] == 0))
+    }
   }
   expect_error(kitchen:::logistic_bound_factor_cpp(gram, fold_gram[-1, -1], training_mean, 260,
-                                                   0.25, 0.5, 1L), "fold_gram")
-  expect_null(kitchen:::logistic_bound_factor_cpp(gram, NULL, zbar, 300, 0.25, 1e-300, 2L))
+                                                   0.25, 0.5, 1L, "avx2"), "fold_gram")
   # a fit with D = 1100 reaches the penalised minimum: its gradient vanishes
   # (on the primal path: with 160 rows the dual one factors 160 x 160 bounds)
   old <- options(kitchen.dual = FALSE)
@@ -358,4 +374,20 @@ test_that("the bound is factored in C++ (by blocks, interruptible) as chol() doe
   expect_lt(max(abs(gradient)), 1e-4 * max(abs(crossprod(features, residual))))
   expect_error(krr_fit(toy$x, toy$y, map, loss = "logistic", lambda = 1e-300, n_threads = 2),
                class = "kitchen_error_argument", regexp = "`lambda` \\(1e-300\\) is too small")
+})
+
+test_that("CV's fold solves start where the two previous solutions point along log lambda", {
+  predicted <- kitchen:::predicted_start
+  last <- list(coefficients = matrix(c(2, 4), 2), intercept = 1, passes = 7L)
+  before <- list(coefficients = matrix(c(1, 1), 2), intercept = 0.5, passes = 3L)
+  lambdas <- 10^c(0, -1, -2, -2.5, -4.5, -4.5)
+  expect_identical(predicted(last, NULL, lambdas, 2), last)  # nothing before: the last solution
+  # equal spacing: one secant step
+  step <- predicted(last, before, lambdas, 3)
+  expect_equal(step$coefficients, matrix(c(3, 7), 2))
+  expect_equal(step$intercept, 1.5)
+  expect_identical(step$passes, 7L)
+  expect_equal(predicted(last, before, lambdas, 4)$coefficients, matrix(c(2.5, 5.5), 2))  # half
+  expect_equal(predicted(last, before, lambdas, 5)$coefficients, matrix(c(3, 7), 2))  # at most one
+  expect_identical(predicted(last, before, lambdas, 6), last)  # a repeated candidate
 })

@@ -44,11 +44,13 @@ inline void gram_panel_update(const double* z, std::size_t rows, std::size_t ld_
   out.noalias() += left.transpose() * right;
 }
 
-// The same panel update for one block of kc rows of Z packed by
-// gram_pack_strips() on `level` (avx2 or avx512, already resolved against
-// the CPU). Entries below the diagonal may be updated too.
-inline void gram_packed_panel_update(const double* packed, std::size_t kc, std::size_t dim,
-                                     std::size_t panel, double* g, simd_level level) {
+// G[0:end, begin:end] (column stride ldg) += left' right[:, begin:end] for
+// panel p, left and right two packings (gram_pack_strips()) of blocks of kc
+// rows with dim columns, on `level` (avx2 or avx512, already resolved
+// against the CPU). Entries below the diagonal may be updated too.
+inline void gram_packed_panel_pair_update(const double* left, const double* right, std::size_t kc,
+                                          std::size_t dim, std::size_t ldg, std::size_t panel,
+                                          double* g, simd_level level) {
   const std::size_t begin = panel * gram_panel_width;
   const std::size_t end = std::min(dim, begin + gram_panel_width);
 #if KITCHEN_X86_SIMD
@@ -56,13 +58,20 @@ inline void gram_packed_panel_update(const double* packed, std::size_t kc, std::
                     gram_panel_width % detail::gram_avx2::nr == 0,
                 "panels must start on a tile boundary");
   if (level == simd_level::avx512) {
-    detail::gram_packed_panel<detail::gram_avx512>(packed, kc, dim, begin, end, g);
+    detail::gram_packed_panel_pair<detail::gram_avx512>(left, right, kc, dim, ldg, begin, end, g);
   } else if (level == simd_level::avx2) {
-    detail::gram_packed_panel<detail::gram_avx2>(packed, kc, dim, begin, end, g);
+    detail::gram_packed_panel_pair<detail::gram_avx2>(left, right, kc, dim, ldg, begin, end, g);
   }
 #else
-  (void)packed, (void)kc, (void)begin, (void)end, (void)g, (void)level;
+  (void)left, (void)right, (void)kc, (void)ldg, (void)begin, (void)end, (void)g, (void)level;
 #endif
+}
+
+// The panel update of G += Z'Z (dim x dim) for one block of kc rows of Z
+// packed by gram_pack_strips().
+inline void gram_packed_panel_update(const double* packed, std::size_t kc, std::size_t dim,
+                                     std::size_t panel, double* g, simd_level level) {
+  gram_packed_panel_pair_update(packed, packed, kc, dim, dim, panel, g, level);
 }
 
 }  // namespace kitchen

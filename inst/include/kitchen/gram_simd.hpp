@@ -140,28 +140,39 @@ void kernel_tile(std::size_t kc, const double* a, const double* b, double* c, st
   }
 }
 
-// G[0:end, begin:end] += (block)' (block)[:, begin:end] from a block of kc
-// rows packed in Kernel::mr-wide strips, on the tiles that touch the upper
-// triangle (begin must be a multiple of Kernel::nr). Tiles on the diagonal
-// also update a few entries below it, and rows past `end` (below dim) are
-// computed rather than masked.
+// G[0:end, begin:end] (column stride ldg) += left' right[:, begin:end], left
+// and right blocks of kc rows of a rows x dim matrix packed in
+// Kernel::mr-wide strips, on the tiles that touch the upper triangle (begin
+// must be a multiple of Kernel::nr). Tiles on the diagonal also update a
+// few entries below it, and rows past `end` (below dim) are computed rather
+// than masked. The Gram matrix is left = right (gram_packed_panel()); the
+// blocked Cholesky's trailing update passes a negated copy as `left`
+// (cholesky_simd.hpp).
 template <class Kernel>
-void gram_packed_panel(const double* packed, std::size_t kc, std::size_t dim,
-                       std::size_t begin, std::size_t end, double* g) {
+void gram_packed_panel_pair(const double* left, const double* right, std::size_t kc,
+                            std::size_t dim, std::size_t ldg, std::size_t begin, std::size_t end,
+                            double* g) {
   constexpr std::size_t mr = Kernel::mr, nr = Kernel::nr;
   static_assert(mr % nr == 0, "a tile's columns must lie within one strip");
   const std::size_t strip = kc * mr;
   for (std::size_t i0 = 0; i0 < end; i0 += mr) {
-    const double* a = packed + (i0 / mr) * strip;
+    const double* a = left + (i0 / mr) * strip;
     const std::size_t ni = std::min(mr, dim - i0);
     // First tile with a column j >= i0, i.e. touching the upper triangle.
     const std::size_t first = i0 > begin ? begin + (i0 - begin) / nr * nr : begin;
     for (std::size_t j0 = first; j0 < end; j0 += nr) {
       const std::size_t nj = std::min(nr, end - j0);
-      const double* b = packed + (j0 / mr) * strip + j0 % mr;
-      kernel_tile<Kernel>(kc, a, b, g + i0 + j0 * dim, dim, ni, nj);
+      const double* b = right + (j0 / mr) * strip + j0 % mr;
+      kernel_tile<Kernel>(kc, a, b, g + i0 + j0 * ldg, ldg, ni, nj);
     }
   }
+}
+
+// G[0:end, begin:end] += (block)' (block)[:, begin:end] (G: dim x dim).
+template <class Kernel>
+void gram_packed_panel(const double* packed, std::size_t kc, std::size_t dim,
+                       std::size_t begin, std::size_t end, double* g) {
+  gram_packed_panel_pair<Kernel>(packed, packed, kc, dim, dim, begin, end, g);
 }
 
 #endif  // KITCHEN_X86_SIMD
