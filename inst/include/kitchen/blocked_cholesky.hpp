@@ -38,19 +38,25 @@ inline std::size_t cholesky_width(std::size_t dim, std::size_t k) {
   return std::min(cholesky_block, dim - k);
 }
 
-// Factors the diagonal block of step k in place. False when the matrix is
-// not positive definite to double precision (a pivot <= 0 or not finite).
-inline bool cholesky_diagonal_block(double* a, std::size_t dim, std::size_t k) {
-  const std::size_t b = cholesky_width(dim, k);
+// Factors the b x b diagonal block at (k, k) in place, its lower (L L') or
+// upper (R'R) triangle as UpLo says. False when the matrix is not positive
+// definite to double precision (a pivot <= 0 or not finite).
+template <int UpLo>
+inline bool cholesky_factor_block(double* a, std::size_t dim, std::size_t k, std::size_t b) {
   detail::CholeskyMap block = detail::cholesky_view(a, dim, k, k, b, b);
   Eigen::Ref<detail::CholeskyMatrix, 0, Eigen::OuterStride<>> ref(block);
-  Eigen::LLT<Eigen::Ref<detail::CholeskyMatrix, 0, Eigen::OuterStride<>>> llt(ref);
+  Eigen::LLT<Eigen::Ref<detail::CholeskyMatrix, 0, Eigen::OuterStride<>>, UpLo> llt(ref);
   if (llt.info() != Eigen::Success) return false;
   for (std::size_t j = 0; j < b; ++j) {
     const double pivot = a[(k + j) + (k + j) * dim];
     if (!(pivot > 0) || !std::isfinite(pivot)) return false;
   }
   return true;
+}
+
+// Factors the diagonal block of step k in place (lower).
+inline bool cholesky_diagonal_block(double* a, std::size_t dim, std::size_t k) {
+  return cholesky_factor_block<Eigen::Lower>(a, dim, k, cholesky_width(dim, k));
 }
 
 // Rows [begin, end) of those below the diagonal block of step k (counted

@@ -19,9 +19,9 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 
+#include "blocked_cholesky.hpp"
 #include "eigen.hpp"
 #include "gram.hpp"
 
@@ -41,18 +41,6 @@ static_assert(detail::gram_avx512::mr + detail::gram_avx512::nr <= gram_tile_rea
               "the diagonal tiles reach below the cleared band");
 #endif
 
-namespace detail {
-using UpperMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic>;
-using UpperMap = Eigen::Map<UpperMatrix, 0, Eigen::OuterStride<>>;
-
-inline UpperMap upper_view(double* a, std::size_t dim, std::size_t i, std::size_t j,
-                           std::size_t rows, std::size_t cols) {
-  return UpperMap(a + i + j * dim, static_cast<Eigen::Index>(rows),
-                  static_cast<Eigen::Index>(cols),
-                  Eigen::OuterStride<>(static_cast<Eigen::Index>(dim)));
-}
-}  // namespace detail
-
 inline std::size_t upper_cholesky_width(std::size_t dim, std::size_t k) {
   return std::min(upper_cholesky_block, dim - k);
 }
@@ -60,16 +48,7 @@ inline std::size_t upper_cholesky_width(std::size_t dim, std::size_t k) {
 // Factors the diagonal block of step k in place (upper). False when the
 // matrix is not positive definite to double precision.
 inline bool upper_cholesky_diagonal_block(double* a, std::size_t dim, std::size_t k) {
-  const std::size_t b = upper_cholesky_width(dim, k);
-  detail::UpperMap block = detail::upper_view(a, dim, k, k, b, b);
-  Eigen::Ref<detail::UpperMatrix, 0, Eigen::OuterStride<>> ref(block);
-  Eigen::LLT<Eigen::Ref<detail::UpperMatrix, 0, Eigen::OuterStride<>>, Eigen::Upper> llt(ref);
-  if (llt.info() != Eigen::Success) return false;
-  for (std::size_t j = 0; j < b; ++j) {
-    const double pivot = a[(k + j) + (k + j) * dim];
-    if (!(pivot > 0) || !std::isfinite(pivot)) return false;
-  }
-  return true;
+  return cholesky_factor_block<Eigen::Upper>(a, dim, k, upper_cholesky_width(dim, k));
 }
 
 // Columns [begin, end) of those right of the diagonal block of step k
@@ -77,8 +56,8 @@ inline bool upper_cholesky_diagonal_block(double* a, std::size_t dim, std::size_
 inline void upper_cholesky_panel_columns(double* a, std::size_t dim, std::size_t k,
                                          std::size_t begin, std::size_t end) {
   const std::size_t b = upper_cholesky_width(dim, k);
-  const detail::UpperMap r11 = detail::upper_view(a, dim, k, k, b, b);
-  detail::UpperMap columns = detail::upper_view(a, dim, k, k + b + begin, b, end - begin);
+  const detail::CholeskyMap r11 = detail::cholesky_view(a, dim, k, k, b, b);
+  detail::CholeskyMap columns = detail::cholesky_view(a, dim, k, k + b + begin, b, end - begin);
   r11.triangularView<Eigen::Upper>().transpose().solveInPlace(columns);
 }
 
