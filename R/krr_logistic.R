@@ -17,7 +17,9 @@
 logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max_iter, verbose,
                            call = rlang::caller_env()) {
   cv <- !is.numeric(lambda) || length(lambda) > 1
+  began <- proc.time()[["elapsed"]]
   stats <- source$statistics(cv)
+  read <- proc.time()[["elapsed"]] - began  # summary()'s "features + Z'Z"
   # The dual source's features span the rows in fewer columns (its
   # statistics carry the map's n_features for the lambda candidates:
   # R/krr_logistic_dual.R).
@@ -28,6 +30,7 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
   if (features_constant(diagonal - stats$zsum^2 / stats$n, diagonal)) {
     out <- logistic_intercept_only(source, stats, n_features, levels, lambda, cv)
     out$coefficients <- expand(out$coefficients)
+    out$read <- read
     return(out)
   }
   path <- NULL
@@ -53,7 +56,7 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
   colnames(fit$coefficients) <- names(fit$intercept) <- levels
   list(coefficients = fit$coefficients, intercept = fit$intercept, lambda = lambda,
        path = path %||% data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_),
-       total_weight = stats$n, training_rmse = rep(NA_real_, length(levels)),
+       total_weight = stats$n, training_rmse = rep(NA_real_, length(levels)), read = read,
        logistic = list(passes = fit$passes, converged = fit$converged, change = fit$change,
                        log_loss = fit$log_loss / stats$n,
                        accuracy = fit$correct / stats$n,
@@ -435,7 +438,6 @@ logistic_lambdas <- function(stats) {
 # `source_for(map)` gives the data source for a candidate map.
 logistic_search <- function(map, sigmas, source_for, levels, lambda, n_folds, tol, max_iter,
                             verbose) {
-  began <- proc.time()[["elapsed"]]
   fits <- lapply(sigmas, function(s) {
     candidate <- if (is.null(s)) map else rescale_bandwidth(map, s)
     list(map = candidate,
@@ -446,7 +448,7 @@ logistic_search <- function(map, sigmas, source_for, levels, lambda, n_folds, to
   best <- if (length(fits) > 1) best_candidate(scores) else 1L
   list(map = fits[[best]]$map, solution = fits[[best]]$solution,
        sigma_path = bandwidth_path(fits, scores),
-       read = proc.time()[["elapsed"]] - began)
+       read = sum(vapply(fits, function(f) f$solution$read, 0)))
 }
 
 # The logistic loss needs classes.

@@ -391,3 +391,15 @@ test_that("CV's fold solves start where the two previous solutions point along l
   expect_equal(predicted(last, before, lambdas, 5)$coefficients, matrix(c(3, 7), 2))  # at most one
   expect_identical(predicted(last, before, lambdas, 6), last)  # a repeated candidate
 })
+
+test_that("summary() splits a logistic fit's time between the statistics pass and the solves", {
+  toy <- logistic_toy(200)
+  map <- rff(toy$x, 30, sigma = 1, seed = 7)
+  # CV made slow on purpose: its time is the solve's, not the pass's
+  trace("logistic_cv_path", quote(Sys.sleep(0.3)), where = asNamespace("kitchen"), print = FALSE)
+  on.exit(suppressMessages(untrace("logistic_cv_path", where = asNamespace("kitchen"))), add = TRUE)
+  fit <- krr_fit(toy$x, toy$y, map, loss = "logistic", n_threads = 1)
+  expect_gte(fit$time[["solve"]], 0.3)
+  expect_lt(fit$time[["features_and_gram"]], 0.3)
+  expect_output(print(summary(fit)), "features \\+ Z'Z 0\\.[0-9]+, solve 0\\.[3-9]")
+})
