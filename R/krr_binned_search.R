@@ -17,10 +17,17 @@
 # fold per candidate, K - 1 fold solves per close lambda, and the fit.
 binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, backend,
                                     verbose, weights, classify = FALSE) {
-  if (length(sigmas) == 1 && is.null(sigmas[[1]])) {
-    solution <- binned_ridge(map, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
+  # The map's bandwidth, or one given with one lambda (no folds to screen
+  # it on): fitted as it is.
+  keep <- length(sigmas) == 1 && is.null(sigmas[[1]])
+  if (keep || (is.null(folds) && !identical(sigmas, "auto") && length(sigmas) == 1)) {
+    began <- proc.time()[["elapsed"]]
+    chosen <- if (keep) map else rbin_with_bandwidth(map, x, sigmas[[1]], backend)
+    rebuilt <- proc.time()[["elapsed"]] - began
+    solution <- binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
                              classify = classify)
-    return(list(map = map, solution = solution, sigma_path = NULL, read = solution$features_time))
+    return(list(map = chosen, solution = solution, sigma_path = NULL,
+                read = rebuilt + solution$features_time))
   }
   weights_all <- weights %||% rep(1, nrow(y))
   read <- 0

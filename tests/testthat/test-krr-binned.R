@@ -109,6 +109,23 @@ test_that("non-convergence warns; bad solver arguments are refused", {
   expect_error(krr_fit(toy$x, toy$y, broken, lambda = 1), "not a valid")
 })
 
+test_that("one bandwidth with one lambda rescales the map and fits it (no CV to screen on)", {
+  toy <- binned_toy(n = 300, seed = 15)
+  map <- rbin(toy$x, n_grids = 20, sigma = 1, seed = 16, scale = "standard", stratified = FALSE)
+  direct <- rbin(toy$x, n_grids = 20, sigma = 0.5, seed = 16, scale = "standard",
+                 stratified = FALSE)
+  fit <- krr_fit(toy$x, toy$y, map, sigma = 0.5, lambda = 0.1, n_threads = 1)
+  expect_identical(fit$map$kernel$sigma, 0.5)
+  expect_identical(fit$lambda, 0.1)
+  expect_null(fit$sigma_path)
+  reference <- krr_fit(toy$x, toy$y, direct, lambda = 0.1, n_threads = 1)
+  expect_equal(predict(fit, toy$x), predict(reference, toy$x), tolerance = 1e-10)
+  # classes too (the same search, scored by misclassification)
+  classes <- factor(toy$y > median(toy$y))
+  expect_identical(predict(krr_fit(toy$x, classes, map, sigma = 0.5, lambda = 0.1), toy$x),
+                   predict(krr_fit(toy$x, classes, direct, lambda = 0.1), toy$x))
+})
+
 test_that("sigma candidates rebuild the bins; the chosen one equals a fit of that map", {
   toy <- binned_toy(n = 400, seed = 13)
   # standard scaling: the bandwidths below were set for it, and the cases
