@@ -266,9 +266,8 @@ binned_logistic_search <- function(map, x, labels, levels, sigmas, lambda, folds
     binned_logistic_ridge(candidate, columns_of(candidate), labels, levels, weights, folds,
                           lambda, tol, max_iter, backend, verbose)
   }
-  keep <- length(sigmas) == 1 && is.null(sigmas[[1]])
-  if (keep || (is.null(folds) && !identical(sigmas, "auto") && length(sigmas) == 1)) {
-    chosen <- if (keep) map else rbin_with_bandwidth(map, x, sigmas[[1]], backend)
+  if (bandwidth_fixed(sigmas, folds)) {  # R/krr_binned_search.R
+    chosen <- if (is.null(sigmas[[1]])) map else rbin_with_bandwidth(map, x, sigmas[[1]], backend)
     return(list(map = chosen, solution = fit(chosen), sigma_path = NULL, read = read))
   }
   screen <- function(s) {

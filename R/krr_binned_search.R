@@ -17,10 +17,8 @@
 # fold per candidate, K - 1 fold solves per close lambda, and the fit.
 binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, backend,
                                     verbose, weights, classify = FALSE) {
-  # The map's bandwidth, or one given with one lambda (no folds to screen
-  # it on): fitted as it is.
-  keep <- length(sigmas) == 1 && is.null(sigmas[[1]])
-  if (keep || (is.null(folds) && !identical(sigmas, "auto") && length(sigmas) == 1)) {
+  if (bandwidth_fixed(sigmas, folds)) {
+    keep <- is.null(sigmas[[1]])
     began <- proc.time()[["elapsed"]]
     chosen <- if (keep) map else rbin_with_bandwidth(map, x, sigmas[[1]], backend)
     rebuilt <- proc.time()[["elapsed"]] - began
@@ -138,6 +136,13 @@ binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, backen
 # After sigma = "ard", `sigma` holds the learned per-column bandwidths and
 # the candidates scale them all together (their ratios, learned on the
 # dense proxy, are kept).
+# Whether an rbin search has nothing to screen: the map's bandwidth
+# (`sigmas` list(NULL)), or one given with one lambda (no folds to screen it
+# on). The map is then fitted as it is, rescaled to that bandwidth.
+bandwidth_fixed <- function(sigmas, folds) {
+  length(sigmas) == 1 && !identical(sigmas, "auto") && (is.null(sigmas[[1]]) || is.null(folds))
+}
+
 auto_bandwidths <- function(sigma, screen, max_steps = 10) {
   screened <- list(screen(sigma))
   for (factor in c(1 / 2, 2)) {

@@ -71,8 +71,9 @@ bool kitchen_glue::logistic_factor(const double* g, const double* minus, bool up
   if (level != kitchen::simd_level::scalar) {
     centred_upper(g, minus, upper, zbar, n, curvature, 2 * lambda, dim, n_threads, a);
     if (!kitchen_glue::cholesky_upper_in_place(a, dim, n_threads, level)) return false;
-    kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 1.0 * block * kitchen::gram_tile_reach,
-                                      n_threads, [&](std::size_t begin, std::size_t end) {
+    const double clear_cost = 1.0 * block * kitchen::gram_tile_reach;
+    kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), clear_cost, n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
       kitchen::upper_cholesky_clear_below(a, dim, begin * block, std::min(dim, end * block));
     });
     return true;
