@@ -52,7 +52,7 @@ fold_ridge_fit <- function(stats, held_out, lambda, backend, constant) {
   train <- fold_training_moments(stats, held_out)  # R/krr_cv.R
   w <- if (!constant) {
     ridge_fold_solve_cpp(stats$gram, held_out$gram, train$zbar, train$n, train$zy, lambda,
-                         backend$n_threads)
+                         backend$n_threads, backend$simd)
   }
   if (is.null(w)) return(krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, backend))
   list(coefficients = w, intercept = drop(train$ybar - crossprod(w, train$zbar)))

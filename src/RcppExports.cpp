@@ -157,8 +157,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ridge_fold_solve_cpp
-SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs, double lambda, int n_threads);
-RcppExport SEXP _kitchen_ridge_fold_solve_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP rhsSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP) {
+SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs, double lambda, int n_threads, SEXP simd);
+RcppExport SEXP _kitchen_ridge_fold_solve_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP rhsSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -168,7 +168,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type rhs(rhsSEXP);
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_fold_solve_cpp(gram, fold_gram, zbar, n, rhs, lambda, n_threads));
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_fold_solve_cpp(gram, fold_gram, zbar, n, rhs, lambda, n_threads, simd));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -823,7 +824,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 11},
     {"_kitchen_calibration_hessian_cpp", (DL_FUNC) &_kitchen_calibration_hessian_cpp, 5},
     {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 8},
-    {"_kitchen_ridge_fold_solve_cpp", (DL_FUNC) &_kitchen_ridge_fold_solve_cpp, 7},
+    {"_kitchen_ridge_fold_solve_cpp", (DL_FUNC) &_kitchen_ridge_fold_solve_cpp, 8},
     {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},

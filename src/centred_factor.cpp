@@ -63,14 +63,24 @@ void centred_upper(const double* g, const double* minus, bool upper, const doubl
 
 }  // namespace
 
+bool kitchen_glue::centred_upper_cholesky(const double* g, const double* minus, bool upper,
+                                          const double* zbar, double n, double scale,
+                                          double shift, std::size_t dim, int n_threads,
+                                          kitchen::simd_level level, double* a) {
+  centred_upper(g, minus, upper, zbar, n, scale, shift, dim, n_threads, a);
+  return kitchen_glue::cholesky_upper_in_place(a, dim, n_threads, level);
+}
+
 bool kitchen_glue::logistic_factor(const double* g, const double* minus, bool upper,
                                    const double* zbar, double n, double curvature, double lambda,
                                    std::size_t dim, int n_threads, kitchen::simd_level level,
                                    double* a) {
   const std::size_t block = kitchen::gram_finish_block;
   if (level != kitchen::simd_level::scalar) {
-    centred_upper(g, minus, upper, zbar, n, curvature, 2 * lambda, dim, n_threads, a);
-    if (!kitchen_glue::cholesky_upper_in_place(a, dim, n_threads, level)) return false;
+    if (!centred_upper_cholesky(g, minus, upper, zbar, n, curvature, 2 * lambda, dim, n_threads,
+                                level, a)) {
+      return false;
+    }
     const double clear_cost = 1.0 * block * kitchen::gram_tile_reach;
     kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), clear_cost, n_threads,
                                       [&](std::size_t begin, std::size_t end) {
@@ -128,24 +138,37 @@ SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram,
 // which names lambda). The factor lives in a buffer freed on return: R's
 // ridge solve of a fold made five D x D matrices for its collector (the
 // training statistics, their centring, the shifted copy, chol() and its
-// transpose) and ran chol() on R's BLAS.
+// transpose) and ran chol() on R's BLAS. On the AVX2 / AVX-512 levels the
+// matrix is factored on the Gram kernels (centred_upper_cholesky()): at
+// D = 4096 (AVX2, 2 threads) the five folds of a 26-class calibration took
+// 11.1 s on Eigen's products (bench/results/calibration.md).
 // [[Rcpp::export(rng = false)]]
 SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram,
                           Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs,
-                          double lambda, int n_threads) {
+                          double lambda, int n_threads, SEXP simd) {
   const std::size_t dim = gram.nrow();
   if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(zbar.size()) != dim ||
       static_cast<std::size_t>(rhs.nrow()) != dim) {
     Rcpp::stop("gram must be square, with one zbar and rhs row per column.");
   }
   const double* minus = kitchen_glue::fold_gram_or_null(fold_gram, dim);
-  // the lower triangle only is written and read
+  const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   std::unique_ptr<double[]> factor(new double[dim * dim]);
+  Rcpp::NumericMatrix x = Rcpp::clone(rhs);
+  if (level != kitchen::simd_level::scalar) {
+    // the upper triangle is read; entries just below it are left as scratch
+    if (!kitchen_glue::centred_upper_cholesky(gram.begin(), minus, false, zbar.begin(), n, 1.0,
+                                              lambda, dim, n_threads, level, factor.get())) {
+      return R_NilValue;
+    }
+    kitchen::upper_cholesky_solve(factor.get(), dim, x.begin(), rhs.ncol());
+    return x;
+  }
+  // the lower triangle only is written and read
   if (!kitchen_glue::centred_cholesky(gram.begin(), minus, false, zbar.begin(), n, 1.0, lambda,
                                       dim, n_threads, factor.get())) {
     return R_NilValue;
   }
-  Rcpp::NumericMatrix x = Rcpp::clone(rhs);
   kitchen::cholesky_solve(factor.get(), dim, x.begin(), rhs.ncol());
   return x;
 }

@@ -25,6 +25,15 @@ bool centred_cholesky(const double* g, const double* minus, bool upper, const do
                       double n, double scale, double shift, std::size_t dim, int n_threads,
                       double* out);
 
+// The upper Cholesky factor R (R'R = A) of the same matrix A as
+// centred_cholesky() makes, entry by entry, factored on the Gram kernels of
+// `level` (avx2 or avx512; cholesky_simd.hpp): out's upper triangle holds R,
+// and entries within kitchen::gram_tile_reach below the diagonal are
+// scratch. False when not positive definite to double precision.
+bool centred_upper_cholesky(const double* g, const double* minus, bool upper, const double* zbar,
+                            double n, double scale, double shift, std::size_t dim, int n_threads,
+                            kitchen::simd_level level, double* out);
+
 // chol()'s upper factor (zeros below the diagonal) of the logistic bound
 // curvature * ((g - minus) - n zbar zbar') + 2 lambda I, the same matrix
 // entry by entry as centred_cholesky() makes: factored on the Gram kernels

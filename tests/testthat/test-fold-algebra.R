@@ -123,18 +123,27 @@ test_that("a CV fold's ridge solve equals the dense solution on its training row
     rhs <- crossprod(z[-held, ], y[-held, ]) - 400 * tcrossprod(zbar, ybar)
     centred <- crossprod(sweep(z[-held, ], 2, zbar))
     reference <- solve(centred + diag(0.3, d), rhs)
-    for (threads in 1:2) {
-      expect_equal(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, threads),
-                   reference, tolerance = 1e-10, label = sprintf("d = %d, %d threads", d, threads))
+    # the lower factor on Eigen (scalar), the upper one on the Gram kernels
+    for (simd in c("scalar", kitchen_simd()$cpu)) for (threads in 1:2) {
+      expect_equal(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, threads,
+                                                  simd),
+                   reference, tolerance = 1e-10,
+                   label = sprintf("d = %d, %s, %d threads", d, simd, threads))
     }
   }
-  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram[-1, -1], zbar, 400, rhs, 0.3, 1L),
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram[-1, -1], zbar, 400, rhs, 0.3, 1L,
+                                              "scalar"),
                "fold_gram")
-  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar[-1], 400, rhs, 0.3, 1L),
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar[-1], 400, rhs, 0.3, 1L,
+                                              "scalar"),
                "zbar")
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, 1L, "sse"),
+               "simd")
   # not positive definite (rank 449 of 600, shifted down): NULL, for the caller to name lambda
-  expect_null(kitchen:::ridge_fold_solve_cpp(gram, crossprod(z[-(1:450), ]),
-                                             colMeans(z[1:450, ]), 450, rhs, -1, 2L))
+  for (simd in c("scalar", kitchen_simd()$cpu)) {
+    expect_null(kitchen:::ridge_fold_solve_cpp(gram, crossprod(z[-(1:450), ]),
+                                               colMeans(z[1:450, ]), 450, rhs, -1, 2L, simd))
+  }
 })
 
 test_that("ridge_solve() names lambda when Z'Z + lambda I is not positive definite, both ways", {

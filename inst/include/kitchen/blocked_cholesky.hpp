@@ -96,6 +96,16 @@ inline void cholesky_solve(const double* a, std::size_t dim, double* rhs, std::s
   factor.triangularView<Eigen::Lower>().transpose().solveInPlace(x);
 }
 
+// Solves R'R x = rhs in place (rhs: dim x m, column-major) with the upper
+// factor R in a's upper triangle (the rest of a is not read).
+inline void upper_cholesky_solve(const double* a, std::size_t dim, double* rhs, std::size_t m) {
+  using Map = Eigen::Map<const detail::CholeskyMatrix>;
+  const Map factor(a, static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(dim));
+  Eigen::Map<detail::CholeskyMatrix> x(rhs, static_cast<Eigen::Index>(dim), static_cast<Eigen::Index>(m));
+  factor.triangularView<Eigen::Upper>().transpose().solveInPlace(x);
+  factor.triangularView<Eigen::Upper>().solveInPlace(x);
+}
+
 // Columns [j0, j1) of a factored matrix turned into the layout of R's
 // chol(): the upper factor R = L' (L's entries below the diagonal copied
 // above it) with zeros below the diagonal. Units of columns can run on
