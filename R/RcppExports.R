@@ -57,6 +57,10 @@ column_ranges_cpp <- function(x, n_threads) {
     .Call(`_kitchen_column_ranges_cpp`, x, n_threads)
 }
 
+dense_product_cpp <- function(a, b, n_threads, simd) {
+    .Call(`_kitchen_dense_product_cpp`, a, b, n_threads, simd)
+}
+
 falkon_solve_cpp <- function(x, center, divisor, centers, normalization, kind, y, weights, lambda, tol, max_iter, n_threads) {
     .Call(`_kitchen_falkon_solve_cpp`, x, center, divisor, centers, normalization, kind, y, weights, lambda, tol, max_iter, n_threads)
 }

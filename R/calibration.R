@@ -33,7 +33,7 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
     for (start in seq(1, by = block_size, length.out = ceiling(length(mine) / block_size))) {
       rows <- mine[start:min(length(mine), start + block_size - 1)]
       z <- map_features(map, x[rows, , drop = FALSE], backend)  # rows checked
-      scores[rows, ] <- z %*% fold_fits[[k]]$coefficients +
+      scores[rows, ] <- dense_product(z, fold_fits[[k]]$coefficients, backend) +
         rep(fold_fits[[k]]$intercept, each = length(rows))
     }
   }

@@ -207,6 +207,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// dense_product_cpp
+SEXP dense_product_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, int n_threads, SEXP simd);
+RcppExport SEXP _kitchen_dense_product_cpp(SEXP aSEXP, SEXP bSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(dense_product_cpp(a, b, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // falkon_solve_cpp
 SEXP falkon_solve_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center, Rcpp::NumericVector divisor, Rcpp::NumericMatrix centers, Rcpp::NumericMatrix normalization, std::string kind, Rcpp::NumericMatrix y, Rcpp::NumericVector weights, double lambda, double tol, int max_iter, int n_threads);
 RcppExport SEXP _kitchen_falkon_solve_cpp(SEXP xSEXP, SEXP centerSEXP, SEXP divisorSEXP, SEXP centersSEXP, SEXP normalizationSEXP, SEXP kindSEXP, SEXP ySEXP, SEXP weightsSEXP, SEXP lambdaSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
@@ -828,6 +841,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},
+    {"_kitchen_dense_product_cpp", (DL_FUNC) &_kitchen_dense_product_cpp, 4},
     {"_kitchen_falkon_solve_cpp", (DL_FUNC) &_kitchen_falkon_solve_cpp, 12},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
