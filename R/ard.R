@@ -67,6 +67,30 @@ ard_frequencies <- function(n_rows, binned = FALSE) {
   as.integer(ceiling(ard_settings$n_frequencies * growth))
 }
 
+# The overall scale of kept per-column bandwidths, screened on all training
+# rows by the fit's own lambda choice (dense maps, squared loss, lambda not
+# one number; rbin maps get theirs from R/krr_binned_search.R): the
+# learned bandwidths as they are, or times 2^-1/2 (ties to the first). The
+# search's proxy has fewer features than the fit's map and is fitted on
+# fewer rows, and both push its bandwidths wider than the fit can use: on
+# CoverType (rff, D = 5000) the learned bandwidths times 1, 0.84 and 0.707
+# gave 9.51%, 9.29% and 9.17% test error, while at D = 2048 times 0.5 was
+# worse than 0.707 (13.24% against 12.52%), and so was 1.414 (13.17%;
+# bench/results/ard-covtype.md). Two candidates, so that both get the full
+# CV (R/krr_bandwidth_search.R): on CoverType each costs a pass of Z'Z at
+# D = 5000 over 522,910 rows.
+ard_scale_factors <- c(1, 2^-0.5)
+
+# The bandwidth candidates after the search: one (the map's) unless the
+# screen above applies.
+ard_scale_candidates <- function(ard, map, lambda, loss) {
+  if (!isTRUE(ard$report$kept) || loss != "squared" ||
+      (is.numeric(lambda) && length(lambda) == 1)) {
+    return(list(NULL))
+  }
+  lapply(ard_scale_factors, function(f) map$kernel$sigma * f)
+}
+
 # The learned bandwidths applied to `map` if they beat its own bandwidth on
 # held-out rows (otherwise `map` unchanged), with a report of the search.
 # x: training data (checked), y: the n x k response matrix, weights: NULL

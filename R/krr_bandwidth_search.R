@@ -1,3 +1,6 @@
+# The candidates that get the full map's K-fold CV after a screen.
+bandwidth_finalists <- 2L
+
 # Bandwidth candidates (`sigma`) of a dense fit (rff, fastfood, Nystroem
 # maps; in memory or chunked). Each candidate costs one pass over the data
 # (`pass(map)` returns its sufficient statistics). With GCV, each is then
@@ -31,6 +34,8 @@
 # proxy's best alone prefers wider bandwidths (census, letter), and fold 1
 # of the full map misranked two CPU candidates whose full CV scores differ
 # by 11%.
+# With at most two candidates (bandwidth_finalists) no proxy is made: it
+# would screen none out, and both get the full map's K-fold CV anyway.
 krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend, primal = TRUE) {
   hold_fit_workspace()  # the block buffers serve every pass and chunk
   read <- 0
@@ -42,7 +47,7 @@ krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend, primal = TR
     list(map = candidate, stats = stats)
   }
   if (length(sigmas) > 1 && identical(lambda, "cv")) {
-    proxy <- if (primal) bandwidth_proxy(map)
+    proxy <- if (primal && length(sigmas) > bandwidth_finalists) bandwidth_proxy(map)
     if (!is.null(proxy)) {
       return(proxy_bandwidth_search(sigmas, proxy, run_pass, backend, function() read))
     }
@@ -63,7 +68,8 @@ krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend, primal = TR
 # The fold-1 screen, then the full CV of the best `n_full` candidates.
 # Only their statistics are kept (with K = 5 folds, six D x D matrices
 # each: 0.8 GB at D = 4096). `read()`: seconds spent in passes.
-screened_bandwidth_search <- function(sigmas, run_pass, backend, read, n_full = 2L) {
+screened_bandwidth_search <- function(sigmas, run_pass, backend, read,
+                                      n_full = bandwidth_finalists) {
   screened <- vector("list", length(sigmas))
   kept <- list()  # the best n_full so far, best first
   for (i in seq_along(sigmas)) {
@@ -163,7 +169,8 @@ features_per_frequency <- function(map) if (identical(map$type, "cos_sin")) 2L e
 # K-fold CV, and the better of them by that score (ties to the first) is
 # solved. sigma_path: the proxy's scores and curves (what screened them
 # all), the chosen one's lambda the full CV's.
-proxy_bandwidth_search <- function(sigmas, proxy, run_pass, backend, read, n_finalists = 2L) {
+proxy_bandwidth_search <- function(sigmas, proxy, run_pass, backend, read,
+                                   n_finalists = bandwidth_finalists) {
   all_folds <- function(stats) screen_fold_path(stats, backend, which = seq_along(stats$folds))
   screened <- lapply(sigmas, function(s) {
     f <- run_pass(s, base = proxy)

@@ -49,7 +49,8 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
     map <- ard$map
     sigma <- NULL
   }
-  sigmas <- bandwidth_candidates(sigma, map, lambda)
+  sigmas <- if (!is.null(ard)) ard_scale_candidates(ard, map, lambda, loss) else
+    bandwidth_candidates(sigma, map, lambda)  # (R/ard.R)
   fold_count <- if (identical(lambda, "cv") || logistic_cv) n_folds
   here <- rlang::current_env()  # errors from the pass name krr_fit()
   first_pass <- new.env()  # what each chunk held, to check later passes against

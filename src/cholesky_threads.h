@@ -2,7 +2,8 @@
 // after each block: the lower one on Eigen (blocked_cholesky.hpp) for the
 // fixed-lambda ridge solve (fold_algebra.cpp) and FALKON's preconditioner
 // (falkon.cpp), the upper one on kitchen's Gram kernels
-// (cholesky_simd.hpp) for the logistic preconditioner (centred_factor.cpp).
+// (cholesky_simd.hpp) for the logistic preconditioner and the class
+// calibration's fold solves (centred_factor.cpp).
 #pragma once
 
 #include <Rcpp.h>

@@ -284,6 +284,37 @@ test_that("columns that do not help on fresh rows are left out, relevant ones ke
   expect_identical(at_bound$sigma, pruned$sigma)
 })
 
+test_that("dense maps screen the overall scale of kept per-column bandwidths", {
+  # R/ard.R, ard_scale_candidates(): the learned bandwidths times 1 and 2^-1/2,
+  # scored as sigma candidates, unless lambda is one number or the
+  # loss is logistic; the learned ratios are kept.
+  set.seed(8)
+  n <- 600
+  x <- matrix(runif(n * 4), n, 4, dimnames = list(NULL, paste0("v", 1:4)))
+  y <- sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1)
+  fit_with <- function(...) {
+    set.seed(1)
+    krr_fit(x, y, "rff", sigma = "ard", n_features = 100, seed = 1, n_threads = 1,
+            verbose = FALSE, ...)
+  }
+  screened <- fit_with()
+  fixed <- fit_with(lambda = 1e-3)
+  expect_true(screened$ard$kept)
+  expect_true(fixed$ard$kept)
+  expect_null(fixed$sigma_path)
+  expect_equal(screened$sigma_path$sigma / screened$sigma_path$sigma[1], c(1, 2^-0.5))
+  best <- which.min(screened$sigma_path$score)
+  expect_equal(screened$sigma_path$sigma[best], exp(mean(log(screened$map$kernel$sigma))))
+  # the same search (its bandwidths do not depend on lambda), one factor on all columns
+  expect_equal(screened$map$kernel$sigma, fixed$map$kernel$sigma * c(1, 2^-0.5)[best])
+  expect_equal(screened$sigma_path$sigma[1], exp(mean(log(fixed$map$kernel$sigma))))
+  classes <- factor(y > median(y))
+  set.seed(1)
+  logistic <- krr_fit(x, classes, "rff", sigma = "ard", loss = "logistic", n_features = 100,
+                      seed = 1, n_threads = 1, verbose = FALSE)
+  expect_null(logistic$sigma_path)
+})
+
 test_that("rbin learns per-column scales on the dense proxy, then screens their overall scale", {
   set.seed(21)
   n <- 2500

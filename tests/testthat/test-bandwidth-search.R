@@ -132,6 +132,13 @@ test_that("large rff maps screen by the full CV of their leading quarter of freq
   expect_identical(fit$map$kernel$sigma, in_memory$map$kernel$sigma)
   expect_equal(fit$sigma_path$score, in_memory$sigma_path$score, tolerance = 1e-10)
   expect_equal(fit$coefficients, in_memory$coefficients, tolerance = 1e-8)
+  # Two candidates, both finalists: no proxy; the fold-1 screen's scores,
+  # the full search's fit.
+  two <- krr_fit(x, y, map, sigma = c(0.5, 1), folds = folds, n_threads = 1)
+  expect_identical(two$sigma_path$score,
+                   vapply(c(0.5, 1), function(s) fold_1_score(map, s, x, y, folds), 0))
+  expect_same_fit(two, full_search(function(m) krr_fit(x, y, m, folds = folds, n_threads = 1),
+                                   map, c(0.5, 1)))
 })
 
 test_that("large Fastfood and SORF maps screen by their first quarter of blocks", {
