@@ -139,9 +139,9 @@ SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram,
 // ridge solve of a fold made five D x D matrices for its collector (the
 // training statistics, their centring, the shifted copy, chol() and its
 // transpose) and ran chol() on R's BLAS. On the AVX2 / AVX-512 levels the
-// matrix is factored on the Gram kernels (centred_upper_cholesky()): at
-// D = 4096 (AVX2, 2 threads) the five folds of a 26-class calibration took
-// 11.1 s on Eigen's products (bench/results/calibration.md).
+// matrix is factored on the Gram kernels (centred_upper_cholesky()): one
+// fold at D = 4096 with 26 responses (AVX2, 2 threads) 2.37 s on Eigen's
+// products, 1.36 s on the Gram kernels (bench/results/calibration.md).
 // [[Rcpp::export(rng = false)]]
 SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram,
                           Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs,

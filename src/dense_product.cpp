@@ -1,7 +1,7 @@
 // a %*% b on kitchen's AVX2 / AVX-512 product kernels (gemm_simd.hpp) over
 // threads, for the dense products that R would run on its BLAS: the class
-// calibration's out-of-fold scores (R/calibration.R), 16,000 rows of 4096
-// features by 26 classes on letter, took 2.4 s on the reference BLAS.
+// calibration's out-of-fold scores (R/calibration.R): 16,000 rows of 4096
+// features by 26 classes, about a second on the reference BLAS (Rprof).
 // NULL when `simd` (a cap) leaves the scalar level on this CPU.
 #include <Rcpp.h>
 
