@@ -91,6 +91,16 @@ ard_scale_candidates <- function(ard, map, lambda, loss) {
   lapply(ard_scale_factors, function(f) map$kernel$sigma * f)
 }
 
+# The binned screen's verdict on kept per-column bandwidths (their fold-1
+# error against the map's one bandwidth, R/krr_binned_search.R): they are
+# dropped after all when they do not beat it there.
+binned_ard_verdict <- function(report, search, folds) {
+  report$binned_check <- search$baseline_check
+  report$binned_check_rows <- sum(folds == 1L)
+  if (isTRUE(search$baseline_kept)) report$kept <- FALSE
+  report
+}
+
 # The learned bandwidths applied to `map` if they beat its own bandwidth on
 # held-out rows (otherwise `map` unchanged), with a report of the search.
 # x: training data (checked), y: the n x k response matrix, weights: NULL

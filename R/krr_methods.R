@@ -271,11 +271,18 @@ print.summary.kitchen_krr <- function(x, ...) {
              # Fits saved before the held-out check have no verdict.
              if (!is.null(fit$ard$kept)) {
                sprintf("; %s (held-out error %s against %s for one bandwidth, on %d rows)",
-                       if (fit$ard$kept) "kept" else "dropped", format(fit$ard$check[["ard"]], digits = 3),
+                       if (fit$ard$kept || !is.null(fit$ard$binned_check)) "kept" else "dropped",
+                       format(fit$ard$check[["ard"]], digits = 3),
                        format(fit$ard$check[["isotropic"]], digits = 3), fit$ard$check_rows)
              },
              if (length(fit$ard$pruned)) sprintf("; %d columns left out (no help on those rows)",
-                                                 length(fit$ard$pruned)))
+                                                 length(fit$ard$pruned)),
+             if (!is.null(fit$ard$binned_check)) {
+               sprintf("; binned fit, fold 1: error %s against %s for one bandwidth (%d rows)%s",
+                       format(fit$ard$binned_check[["ard"]], digits = 3),
+                       format(fit$ard$binned_check[["isotropic"]], digits = 3),
+                       fit$ard$binned_check_rows, if (fit$ard$kept) "" else ", dropped")
+             })
     },
     "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("%s, %s iterations, relative residual %s (tol %g)%s",

@@ -39,15 +39,20 @@ target <- if (which_map == "rff") 9.3 else 2.1
 label <- if (which_map == "rff") "rff D = 5000" else "rbin P = 50"
 write_result(c(
   sprintf("# CoverType, %s, krr_fit(sigma = \"ard\")", label), "", machine_description(), "",
-  sprintf("Command: `%snice -n 10 Rscript bench/ard-covtype.R%s`; load average %.1f before, %.1f after (machine shared with other agents).",
-          if (map_seed == 1) "" else sprintf("MAPSEED=%d ", map_seed),
+  sprintf("Command: `%s%sRscript bench/ard-covtype.R%s`; load average %.1f before, %.1f after (machine shared with other agents).",
+          if (map_seed == 1) "" else sprintf("MAPSEED=%d ", map_seed), nice_prefix(),
           if (which_map == "rff") "" else " rbin", load_before, load_average()), "",
   sprintf("Test error %.2f%% (target <= %.1f%%); whole call (map, search, final fit) %.1f min (target < 15), of which the search %.1f s.",
           100 * error, target, seconds / 60, fit$ard$time),
   sprintf("Per-column bandwidths %s: held-out error %.4f against %.4f for the map's bandwidth, on %d rows the search did not see.",
           if (fit$ard$kept) "kept" else "dropped", fit$ard$check[["ard"]], fit$ard$check[["isotropic"]],
           fit$ard$check_rows),
-  if (!is.null(fit$sigma_path)) c("", "Overall scale of the learned bandwidths (screened on fold 1):", "",
+  if (!is.null(fit$ard$binned_check)) {
+    sprintf("Binned fit, fold 1 (%d rows): error %.4f with them against %.4f for the map's one bandwidth: %s.",
+            fit$ard$binned_check_rows, fit$ard$binned_check[["ard"]],
+            fit$ard$binned_check[["isotropic"]], if (fit$ard$kept) "kept" else "dropped")
+  },
+  if (!is.null(fit$sigma_path)) c("", "Overall scale of the learned bandwidths (screened on fold 1; per_column FALSE: the map's own):", "",
                                   markdown_table(data.frame(lapply(as.data.frame(fit$sigma_path), signif, 4))),
                                   ""),
   if (length(fit$ard$pruned)) sprintf("Columns left out after the search (no help on the fresh rows): %s.",

@@ -75,7 +75,7 @@ fmt <- function(v, digits = 3) format(v, digits = digits)
 write_result(c(
   "# Per-column bandwidths: krr_fit(sigma = \"ard\")", "",
   machine_description(), "",
-  sprintf("Command: `nice -n 10 Rscript bench/ard.R`; load average %.1f at the start, %.1f at the end (machine shared with other agents: times are indicative).", load_start, scan("/proc/loadavg", n = 1, quiet = TRUE)), "",
+  sprintf("Command: `%sRscript bench/ard.R`; load average %.1f at the start, %.1f at the end (machine shared with other agents: times are indicative).", nice_prefix(), load_start, scan("/proc/loadavg", n = 1, quiet = TRUE)), "",
   "## Friedman #1 + 95 irrelevant uniform columns (10000 / 5000 rows, rff D = 1000)", "",
   markdown_table(data.frame(
     fit = c("sigma = \"ard\", 100 columns", "sigma = \"auto\", 100 columns", "sigma = \"auto\", the 5 true columns"),

@@ -181,6 +181,13 @@ timing_note <- function() {
         "engineers' builds and tests, so they are noisy (single figures can be off by 2x).")
 }
 
+# "nice -n N " when this process runs niced, for the command line a report
+# quotes (so that it says how it really ran).
+nice_prefix <- function() {
+  niceness <- tools::psnice()
+  if (!is.na(niceness) && niceness > 0) sprintf("nice -n %d ", niceness) else ""
+}
+
 # Opens a PNG in bench/results/ for base graphics; close it with dev.off().
 result_png <- function(name, width = 900, height = 600) {
   dir.create(file.path("bench", "results"), showWarnings = FALSE, recursive = TRUE)

@@ -97,7 +97,8 @@ table$primal_error <- signif(table$primal_error, 6)
 table$dual_error <- signif(table$dual_error, 6)
 writeLines(c("# Dual path against primal path (bench/dual-path.R)", "",
              machine_description(), sprintf("repeats: %d (medians of seconds)", repeats), "",
-             "Every default (formula, rff, lambda = \"cv\", bandwidth search), 2 threads, `nice -n 10`;",
+             sprintf("Every default (formula, rff, lambda = \"cv\", bandwidth search), 2 threads%s;",
+                     if (nzchar(nice_prefix())) sprintf(", `%s`", trimws(nice_prefix())) else ""),
              "test error: RMSE (mtcars, synthetic) or misclassification rate (iris, Sonar) on the held-out rows.", "",
              fmt(table)),
            "bench/results/dual-path.md")

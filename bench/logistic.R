@@ -158,8 +158,9 @@ if (sys.nframe() == 0L) {
                      fmt(results$brier), fmt(results$seconds, 3), fmt(results$time_ratio, 3),
                      fmt(results$memory_mb, 3), fmt(results$lambda, 3)))
   write_result(c("# Kernel logistic regression against calibrated least squares", "",
-                 sprintf("Command: `KITCHEN_BENCH_D=%d KITCHEN_BENCH_COVTYPE_D=%d KITCHEN_BENCH_COVTYPE_TRAIN=%d KITCHEN_BENCH_REPEATS=%d KITCHEN_BENCH_SETS=%s nice -n 10 Rscript bench/logistic.R`",
-                         small_d, covtype_d, covtype_train, repeats, paste(chosen_sets, collapse = ",")), "",
+                 sprintf("Command: `KITCHEN_BENCH_D=%d KITCHEN_BENCH_COVTYPE_D=%d KITCHEN_BENCH_COVTYPE_TRAIN=%d KITCHEN_BENCH_REPEATS=%d KITCHEN_BENCH_SETS=%s %sRscript bench/logistic.R`",
+                         small_d, covtype_d, covtype_train, repeats, paste(chosen_sets, collapse = ","),
+                         nice_prefix()), "",
                  machine_description(),
                  sprintf("load average before / after: %s / %s", load_before,
                          readLines("/proc/loadavg")), "",

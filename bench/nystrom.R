@@ -31,7 +31,7 @@ part <- if (length(args)) args[1] else "accuracy"
 started <- proc.time()[["elapsed"]]
 out <- c("# Nystroem features", "", machine_description(),
          "scikit-learn: Debian python3-sklearn with /usr/bin/python3 (numpy on the same reference BLAS)", "",
-         sprintf("Command: `nice -n 10 Rscript bench/nystrom.R %s`.", paste(args, collapse = " ")), "")
+         sprintf("Command: `%sRscript bench/nystrom.R %s`.", nice_prefix(), paste(args, collapse = " ")), "")
 if (part == "accuracy") {
 
 # 1. Kernel approximation

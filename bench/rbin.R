@@ -164,7 +164,8 @@ note("map build %.2f s, features %.2f s", t_build, t_features)
 
 load_after <- utils::read.table("/proc/loadavg")[[1]]
 write_result(c("# rbin() on Forest CoverType", "", machine_description(), "",
-               "Command: `nice -n 10 Rscript bench/rbin.R` (2 threads). Split: 522910 training / 58102 test rows, fixed seed 2007; class 2 against the rest.",
+               sprintf("Command: `%sRscript bench/rbin.R` (2 threads). Split: 522910 training / 58102 test rows, fixed seed 2007; class 2 against the rest.",
+                       nice_prefix()),
                sprintf("Load average (1 min) at start %.1f, at end %.1f: %s", load_before, load_after, timing_note()), "",
                "## Speed of the map (median of 5 runs)", "", speed, "",
                "## The whole call: map, sigma and lambda by CV, fit", "", whole_call, "",

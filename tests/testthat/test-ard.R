@@ -331,9 +331,14 @@ test_that("rbin learns per-column scales on the dense proxy, then screens their 
   expect_length(fit$map$kernel$sigma, 6)
   # The two relevant columns have the two smallest bandwidths.
   expect_setequal(names(sort(relevance(fit), decreasing = TRUE))[1:2], c("v1", "v2"))
+  # They beat the map's one bandwidth on the binned fit's first fold too.
+  expect_lt(fit$ard$binned_check[["ard"]], fit$ard$binned_check[["isotropic"]])
+  expect_identical(fit$ard$binned_check_rows, 500L)  # 2500 rows in 5 folds
+  expect_output(print(summary(fit)), "binned fit, fold 1: error")
   # Several overall scales of the learned bandwidths were screened (their
-  # ratios kept), the chosen one is the best screened.
-  expect_gte(nrow(fit$sigma_path), 2)
+  # ratios kept), after the map's own; the chosen one is the best screened.
+  expect_gte(sum(fit$sigma_path$per_column), 2)
+  expect_identical(sum(!fit$sigma_path$per_column), 1L)
   expect_equal(fit$sigma_path$sigma[which.min(fit$sigma_path$score)],
                exp(mean(log(fit$map$kernel$sigma))))
   expect_equal(sum(kitchen:::lambda_path(fit)$chosen), 1)
@@ -358,4 +363,52 @@ test_that("rbin learns per-column scales on the dense proxy, then screens their 
                "sigma", class = "kitchen_error_argument")
   expect_error(krr_fit(x[1:10, ], y[1:10], map, sigma = "ard"), "at least 20 training rows",
                class = "kitchen_error_argument")
+})
+
+test_that("rbin's per-column bandwidths must beat the map's one bandwidth on the binned fit's fold 1", {
+  # The rule: one standard error of the paired difference of fold 1's losses.
+  path <- function(losses) {
+    structure(data.frame(lambda = c(1, 0.1), cv = colMeans(losses)), losses = losses)
+  }
+  set.seed(3)
+  base <- matrix(rexp(200), 100, 2)
+  same <- kitchen:::baseline_check(path(base), path(base))
+  expect_false(same$beaten)
+  expect_equal(same$errors[["ard"]], same$errors[["isotropic"]])
+  expect_true(kitchen:::baseline_check(path(base), path(base * 0.5))$beaten)
+  expect_false(kitchen:::baseline_check(path(base), path(base * 1.5))$beaten)
+  # A path that broke down at every lambda (NULL) beats nothing.
+  expect_false(kitchen:::baseline_check(path(base), NULL)$beaten)
+  expect_true(kitchen:::baseline_check(NULL, path(base))$beaten)
+
+  # In the search: bandwidths that ignore the one relevant column lose to
+  # the map's own, and the fit is then the one without them, to the bit.
+  n <- 1500
+  x <- matrix(runif(n * 3), n, 3, dimnames = list(NULL, paste0("v", 1:3)))
+  y <- matrix(sin(2 * pi * x[, 1]) + rnorm(n, sd = 0.1))
+  iso <- rbin(x, 20, seed = 1, n_threads = 1)
+  backend <- kitchen:::backend_settings(1L)
+  ignoring <- kitchen:::with_bandwidths(iso, c(1e3, 1, 1) * iso$kernel$sigma, x, backend)
+  folds <- kitchen:::krr_folds(NULL, n, 5)
+  xs <- kitchen:::map_input(iso, x, checked = TRUE)
+  search <- function(map) {
+    kitchen:::binned_bandwidth_search(map, xs, y, "auto", "auto", folds, 1e-5, 500L, backend,
+                                      FALSE, NULL, baseline = iso)
+  }
+  lost <- search(ignoring)
+  expect_true(lost$baseline_kept)
+  expect_gt(lost$baseline_check[["ard"]], lost$baseline_check[["isotropic"]])
+  expect_identical(lost$map, iso)
+  alone <- kitchen:::binned_ridge(iso, xs, y, "auto", folds, 1e-5, 500L, backend, FALSE)
+  expect_identical(lost$solution$coefficients, alone$coefficients)
+  expect_identical(lost$solution$lambda, alone$lambda)
+  # The screened bandwidths are listed with the map's own, marked.
+  expect_identical(sum(!lost$sigma_path$per_column), 1L)
+  expect_equal(lost$sigma_path$sigma[!lost$sigma_path$per_column], iso$kernel$sigma)
+  # Bandwidths that ignore the irrelevant columns win.
+  focused <- kitchen:::with_bandwidths(iso, c(1, 1e3, 1e3) * iso$kernel$sigma, x, backend)
+  won <- search(focused)
+  expect_false(won$baseline_kept)
+  expect_length(won$map$kernel$sigma, 3)
+  expect_lt(won$baseline_check[["ard"]], won$baseline_check[["isotropic"]])
 })
