@@ -10,7 +10,6 @@
 
 #include "kitchen/gemm_simd.hpp"
 #include "packed_product_threads.h"
-#include "parallel_chunks.h"
 #include "result_matrix.h"
 #include "simd_name.h"
 
@@ -28,10 +27,7 @@ SEXP dense_product_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, int n_threa
     return out;
   }
   kitchen::gemm_packed_rhs rhs(inner, cols, level);
-  kitchen_glue::parallel_for_chunks(rhs.n_strips(), 2.0 * inner * kitchen::gram_strip_width(level),
-                                    n_threads, [&](std::size_t begin, std::size_t end) {
-    rhs.pack(b.begin(), begin, end);
-  });
+  kitchen_glue::pack_over_threads(rhs, b.begin(), inner, level, n_threads);
   const double unit_cost = 2.0 * inner * kitchen::gemm_block_rows * kitchen::gemm_group_strips *
                            kitchen::gram_strip_width(level);
   if (!kitchen_glue::packed_product_over_threads(a.begin(), rows, inner, rhs, cols, level,

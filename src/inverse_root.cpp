@@ -89,11 +89,7 @@ Rcpp::NumericMatrix outer_product(const double* s, std::vector<double>& st, std:
   std::atomic<bool> failed(false);
   if (level != kitchen::simd_level::scalar) {
     kitchen::gemm_packed_rhs rhs(r, n, level);
-    const double strip_cost = 2.0 * r * kitchen::gram_strip_width(level);
-    kitchen_glue::parallel_for_chunks(rhs.n_strips(), strip_cost, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      rhs.pack(st.data(), begin, end);
-    });
+    kitchen_glue::pack_over_threads(rhs, st.data(), r, level, n_threads);
     std::vector<double>().swap(st);
     Rcpp::NumericMatrix out(n, n);
     double* res = out.begin();

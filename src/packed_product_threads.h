@@ -14,6 +14,14 @@
 
 namespace kitchen_glue {
 
+// Packs B (inner x cols, column-major) into `rhs` over threads, strip by
+// strip: the first step of every product below.
+inline void pack_over_threads(kitchen::gemm_packed_rhs& rhs, const double* b, std::size_t inner,
+                              kitchen::simd_level level, int n_threads) {
+  parallel_for_chunks(rhs.n_strips(), 2.0 * inner * kitchen::gram_strip_width(level), n_threads,
+                      [&](std::size_t begin, std::size_t end) { rhs.pack(b, begin, end); });
+}
+
 // a: rows x inner (column-major, leading dimension rows); B: inner x cols;
 // res: leading dimension ld. False when a thread's buffer could not be
 // allocated (the caller says so in an R error, on the main thread).

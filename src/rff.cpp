@@ -66,11 +66,7 @@ void rff_dense_packed(const double* x, std::size_t n, std::size_t d, const doubl
     return;
   }
   kitchen::gemm_packed_rhs rhs(d, m, level);
-  const double strip_cost = 2.0 * d * kitchen::gram_strip_width(level);
-  kitchen_glue::parallel_for_chunks(rhs.n_strips(), strip_cost, n_threads,
-                                    [&](std::size_t begin, std::size_t end) {
-    rhs.pack(p, begin, end);
-  });
+  kitchen_glue::pack_over_threads(rhs, p, d, level, n_threads);
   const double unit_cost = kitchen::gemm_block_rows * kitchen::gemm_group_strips *
                            kitchen::gram_strip_width(level) * (2.0 * d + 30.0);
   const bool done = kitchen_glue::packed_product_over_threads(
