@@ -241,9 +241,13 @@ fit_kitchen <- function(set, features, n_features = NULL, seed = 1) {
   if (!is.null(n_features)) args$n_features <- n_features
   fit <- do.call(krr_fit, c(args, extra_args))
   if (!is.null(fit$ard)) {
-    message(sprintf("  %s %s: per-column bandwidths %s (held-out error %.4f against %.4f isotropic, %d rows)",
+    message(sprintf("  %s %s: per-column bandwidths %s (held-out error %.4f against %.4f isotropic, %d rows%s)",
                     set$name, features, if (fit$ard$kept) "kept" else "dropped",
-                    fit$ard$check[["ard"]], fit$ard$check[["isotropic"]], fit$ard$check_rows))
+                    fit$ard$check[["ard"]], fit$ard$check[["isotropic"]], fit$ard$check_rows,
+                    if (is.null(fit$ard$binned_check)) "" else {
+                      sprintf("; binned fold 1: %.4f against %.4f", fit$ard$binned_check[["ard"]],
+                              fit$ard$binned_check[["isotropic"]])
+                    }))
   }
   type <- if (is_class(set)) "class" else "response"
   structure(stats::predict(fit, set$frame[set$test, ], type = type, n_threads = threads),
