@@ -513,7 +513,6 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                                       lambda, folds, tol, max_iter, backend, verbose, weights,
                                       classify = response$type == "class",
                                       baseline = isotropic)  # R/krr_binned_search.R
-    if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R
   } else {
     # Far fewer rows than features: n x n algebra on the held features
     # (R/krr_dual.R), the same fit.
@@ -524,6 +523,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     }, backend, primal = !dual)
   }
   search <- unscale_search(search, y_scale)
+  if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R
   fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),
                                            started, call))
   fit$ard <- ard$report

@@ -30,5 +30,7 @@ unscale_search <- function(search, scale) {
     for (score in intersect(c("gcv", "cv"), names(paths))) paths[[score]] <- paths[[score]] * scale^2
     attr(search$sigma_path, "paths") <- paths
   }
+  # fold-1 errors of rbin's per-column bandwidths and of the map's own
+  if (!is.null(search$baseline_check)) search$baseline_check <- search$baseline_check * scale^2
   search
 }

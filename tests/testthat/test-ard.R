@@ -339,6 +339,9 @@ test_that("rbin learns per-column scales on the dense proxy, then screens their 
   # ratios kept), after the map's own; the chosen one is the best screened.
   expect_gte(sum(fit$sigma_path$per_column), 2)
   expect_identical(sum(!fit$sigma_path$per_column), 1L)
+  # The check's errors are the screen's scores, in the response's units.
+  expect_equal(fit$ard$binned_check[["isotropic"]], fit$sigma_path$score[!fit$sigma_path$per_column])
+  expect_equal(fit$ard$binned_check[["ard"]], min(fit$sigma_path$score[fit$sigma_path$per_column]))
   expect_equal(fit$sigma_path$sigma[which.min(fit$sigma_path$score)],
                exp(mean(log(fit$map$kernel$sigma))))
   expect_equal(sum(kitchen:::lambda_path(fit)$chosen), 1)
