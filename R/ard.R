@@ -176,11 +176,9 @@ ard_check <- function(data, search_rows, kernel, w0, backend) {
     gain <- c(gain, isotropic - ard)
   }
   # Kept if better by more than one standard error of the mean paired gain
-  # (a one-standard-error rule: a narrow win on a few hundred rows is
-  # noise, and the simpler model should then stay). Not finite: features or
-  # solves that failed count as losing.
-  kept <- is.finite(errors[["ard"]]) &&
-    (!is.finite(errors[["isotropic"]]) || mean(gain) > stats::sd(gain) / sqrt(length(gain)))
+  # (the simpler model stays otherwise; R/paired_gain.R). Not finite:
+  # features or solves that failed count as losing.
+  kept <- is.finite(errors[["ard"]]) && (!is.finite(errors[["isotropic"]]) || clearly_better(gain))
   fresh <- length(parts) == 1
   list(kept = kept, errors = errors / length(parts), iterations = iterations,
        search = if (fresh) search, train = if (fresh) train, held_out = if (fresh) held_out)

@@ -71,14 +71,15 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   }
   if (!is.null(baseline)) {
     baseline_screened <- screen(NULL, from = baseline)
-    baseline_kept <- kept
+    # Only its fold-1 losses are needed (its bin columns are not: a fallback
+    # fit reads them again).
+    baseline_path <- kept$path
     kept <- list(score = Inf, tie = Inf)
     top <- NULL  # the per-column candidates' screen as without a baseline
   }
   screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen) else
     lapply(sigmas, screen)
-  check <- if (!is.null(baseline)) baseline_check(baseline_kept$path, kept$path)
-  baseline_kept <- NULL
+  check <- if (!is.null(baseline)) baseline_check(baseline_path, kept$path)
   if (!is.null(check) && !check$beaten) {
     chosen <- baseline
     solution <- binned_ridge(baseline, x, y, lambda, folds, tol, max_iter, backend, verbose,
@@ -117,16 +118,13 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
 # error of the paired difference? A path that broke down at every lambda
 # (NULL) beats nothing and is beaten by anything.
 baseline_check <- function(baseline, path) {
-  at_best <- function(p) if (!is.null(p)) attr(p, "losses")[, binned_best(p)]
-  base <- at_best(baseline)
-  per_column <- at_best(path)
-  errors <- c(ard = if (is.null(per_column)) NA_real_ else path$cv[binned_best(path)],
-              isotropic = if (is.null(base)) NA_real_ else baseline$cv[binned_best(baseline)])
-  if (is.null(per_column) || is.null(base)) {
-    return(list(beaten = is.null(base) && !is.null(per_column), errors = errors))
+  error <- function(p) if (is.null(p)) NA_real_ else p$cv[binned_best(p)]
+  errors <- c(ard = error(path), isotropic = error(baseline))
+  if (is.null(path) || is.null(baseline)) {
+    return(list(beaten = is.null(baseline) && !is.null(path), errors = errors))
   }
-  d <- base - per_column
-  list(beaten = isTRUE(mean(d) > stats::sd(d) / sqrt(length(d))), errors = errors)
+  losses <- function(p) attr(p, "losses")[, binned_best(p)]
+  list(beaten = clearly_better(losses(baseline) - losses(path)), errors = errors)
 }
 
 # Lambda at the chosen bandwidth, from its fold-1 path (`kept`, from the
@@ -159,8 +157,7 @@ binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, backen
   attr(path, "start") <- attr(path, "losses") <- attr(path, "tried") <- NULL
   best <- binned_best(path)
   close <- vapply(seq_len(nrow(path)), function(l) {
-    d <- losses[, l] - losses[, best]
-    !(mean(d) > 2 * stats::sd(d) / sqrt(length(d)))  # NaN (no spread): close
+    !clearly_better(losses[, l] - losses[, best], n_se = 2)  # no spread: close
   }, TRUE)
   if (sum(close) == 1) {
     solution <- binned_ridge(map, x, y, path$lambda[best], NULL, tol, max_iter, backend,
