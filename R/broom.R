@@ -19,7 +19,8 @@
 #'   several were tried, and `chosen` marking the fit's own.
 #' * `glance(x)` gives one row: the rows `n` (see [nobs()]), the number of
 #'   random features `n_features`, the `map` and `kernel`, the bandwidth
-#'   `sigma`, `lambda`, the effective degrees of freedom `df`, the `gcv`
+#'   `sigma` (with per-column bandwidths their geometric mean, as in
+#'   `tidy(matrix = "lambda")`; the columns' own are in [relevance()]), `lambda`, the effective degrees of freedom `df`, the `gcv`
 #'   score and the `cv` error at that lambda (NA when not computed), the
 #'   training `rmse` (over all response or class columns) and, for
 #'   classification, the training `accuracy`, and for `loss = "logistic"`
@@ -98,11 +99,11 @@ glance.kitchen_krr <- function(x, ...) {
   classification <- x$response$type == "class"
   accuracy <- NA_real_
   if (classification && !is.null(x$fitted.values)) {
-    accuracy <- mean(class_of(x, x$fitted.values) == x$y)
+    accuracy <- training_accuracy(x)  # R/krr_methods.R
   }
   tidy_frame(data.frame(
     n = nobs(x), n_features = x$map$n_features, map = sub("^kitchen_", "", class(x$map)[1]),
-    kernel = x$map$kernel$name, sigma = x$map$kernel$sigma, lambda = x$lambda,
+    kernel = x$map$kernel$name, sigma = bandwidth_level(x$map$kernel$sigma), lambda = x$lambda,
     df = chosen$df, gcv = chosen$gcv, cv = chosen$cv %||% NA_real_,
     rmse = sqrt(mean(x$training_rmse^2)), accuracy = accuracy,
     log_loss = x$logistic$log_loss %||% NA_real_, stringsAsFactors = FALSE))

@@ -129,8 +129,10 @@ fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 # on ||x - y||_2 alone can be built by changing the row lengths.
 check_radial_kernel <- function(kernel, call = rlang::caller_env()) {
   if (!kernel$name %in% c("gaussian", "matern")) {
+    also <- if (kernel$name == "laplacian") " or {.fn rbin}" else ""  # rbin()'s one kernel
     abort_arg(c("{.fn fastfood} needs a rotation-invariant kernel ({.val gaussian} or {.val matern}), not {.val {kernel$name}}.",
-                i = "The {kernel$name} kernel is not a function of the Euclidean distance; use {.fn rff} or {.fn rbin} for it."),
+                i = paste0("The {kernel$name} kernel is not a function of the Euclidean distance; use {.fn rff}",
+                           also, " for it.")),
               call = call)
   }
 }

@@ -170,9 +170,12 @@ binning_pitch <- function(kernel, n, call = rlang::caller_env()) {
     gaussian = "its second derivative changes sign, so delta k''(delta) is not a probability law",
     cauchy = "its second derivative changes sign, so delta k''(delta) is not a probability law",
     matern = "it is not a product of one-dimensional kernels, which binning needs")
+  # fastfood() takes rotation-invariant kernels only (check_radial_kernel())
+  also <- if (kernel$name %in% c("gaussian", "matern")) " or {.fn fastfood}" else ""
   abort_arg(c("{.arg kernel} must have a random binning pitch law: the {kernel$name} kernel has none.",
               i = "Binning needs a separable kernel with a convex profile; {why}.",
-              i = "Use {.code kernel = \"laplacian\"}, or {.fn rff} or {.fn fastfood} for the {kernel$name} kernel."),
+              i = paste0("Use {.code kernel = \"laplacian\"}, or {.fn rff}", also,
+                         " for the {kernel$name} kernel.")),
             call = call)
 }
 

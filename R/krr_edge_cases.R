@@ -35,7 +35,8 @@ mean_cv_error <- function(stats) {
   sse <- 0
   for (fold in stats$folds) {
     b <- (stats$ysum - fold$ysum) / (stats$n - fold$n)
-    sse <- sse + sum(fold$yy - 2 * b * fold$ysum + fold$n * b^2)
+    # from sums: a constant y can leave -1e-17 of cancellation, not an error
+    sse <- sse + max(sum(fold$yy - 2 * b * fold$ysum + fold$n * b^2), 0)
   }
   sse / stats$n
 }

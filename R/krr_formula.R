@@ -84,12 +84,12 @@ formula_design <- function(terms, frame, contrasts = NULL) {
   # A factor V1's dummy "V11" can meet a numeric column V11; lm() takes the
   # columns by position. Maps match columns by name, so make them distinct:
   # new data goes through the same terms and gets the same names.
-  colnames(out) <- make.unique(colnames(out))
-  attr(out, "contrasts") <- attr(design, "contrasts")
   if (ncol(out) == 0L) {
     abort_arg("The formula has no predictors: a kernel fit needs at least one.",
               call = rlang::caller_env(2))
   }
+  colnames(out) <- make.unique(colnames(out))
+  attr(out, "contrasts") <- attr(design, "contrasts")
   out
 }
 

@@ -1,7 +1,7 @@
 # The methods R users expect of a fitted model, beyond predict()
 # (R/krr_predict.R): print(), summary(), coef(), plot(), fitted values and
 # residuals (NA padded under na.exclude), nobs(), and for formula fits
-# formula(), terms(), model.frame() and update().
+# formula(), terms(), model.frame(), model.matrix() and update().
 
 #' Fitted values, residuals and other standard methods for kitchen fits
 #'
@@ -20,11 +20,14 @@
 #' @param ... Not used (for `update()`: arguments of [krr_fit()] to change).
 #' @return `fitted()` and `residuals()`: a vector (one numeric response) or
 #'   a matrix. `nobs()`: the number of rows with a non-zero weight.
-#'   `formula()`, `terms()`, `model.frame()`: those of a formula fit.
+#'   `formula()`, `terms()`, `model.frame()`: those of a formula fit;
+#'   `model.matrix()`: its predictors as the map sees them (the design
+#'   matrix with the fit's contrasts, without the intercept column: the fit
+#'   has its own, unpenalised).
 #'   `update()`: the fit again with the changed arguments (or the call, with
 #'   `evaluate = FALSE`).
 #' @name kitchen_krr-methods
-#' @importFrom stats fitted residuals nobs formula terms model.frame update
+#' @importFrom stats fitted residuals nobs formula terms model.frame model.matrix update
 #' @examples
 #' fit <- krr_fit(mpg ~ ., mtcars, n_features = 100, seed = 1, n_threads = 2)
 #' head(fitted(fit))
@@ -96,6 +99,14 @@ model.frame.kitchen_krr <- function(formula, ...) {
 }
 
 #' @rdname kitchen_krr-methods
+#' @export
+model.matrix.kitchen_krr <- function(object, ...) {
+  formula_fit_only(object, "model.matrix")
+  # the columns the map saw: no intercept column, the fit's contrasts
+  formula_design(object$terms, stats::model.frame(object), object$contrasts)
+}
+
+#' @rdname kitchen_krr-methods
 #' @param formula. For `update()`: changes to the formula, as in
 #'   [update.formula()] (`. ~ . - x3`); formula fits only.
 #' @param evaluate For `update()`: `FALSE` returns the new call unevaluated.
@@ -119,6 +130,10 @@ formula_fit_only <- function(fit, what, need = "a formula", call = rlang::caller
               call = call)
   }
 }
+
+# The share of training rows whose fitted class is their own (a
+# classification fit that kept its fitted values).
+training_accuracy <- function(fit) mean(class_of(fit, fit$fitted.values) == fit$y)
 
 # The fitted values kept by krr_fit(): a vector for one numeric response.
 fitted_values <- function(object, call = rlang::caller_env()) {
@@ -179,6 +194,10 @@ plot_fitted <- function(fit, ...) {
   invisible(fit)
 }
 
+# The log axes of a plot of scores against lambda: both, unless a score is
+# 0 (a misclassification rate on separable classes) or below.
+score_axes <- function(score) if (all(score > 0, na.rm = TRUE)) "xy" else "x"
+
 # plot() with several bandwidths: the score against lambda for each one,
 # the chosen (sigma, lambda) marked.
 plot_bandwidth_paths <- function(fit, ...) {
@@ -187,9 +206,10 @@ plot_bandwidth_paths <- function(fit, ...) {
   score <- if (by_cv) paths$cv else paths$gcv
   sigmas <- unique(paths$sigma)
   colours <- grDevices::hcl.colors(length(sigmas), "Dark 3")
-  graphics::plot(paths$lambda, score, log = "xy", type = "n", xlab = "lambda",
+  graphics::plot(paths$lambda, score, log = score_axes(score), type = "n", xlab = "lambda",
                  # least-squares candidates are screened on fold 1 (rbin and dense maps alike)
                  ylab = if (identical(fit[["loss"]], "logistic")) "CV log-loss" else
+                   if (!is.null(paths$cv_mse)) "fold-1 held-out misclassification rate" else
                    if (by_cv) "fold-1 held-out mean squared error" else "GCV score",
                  main = "Choice of sigma and lambda", ...)
   for (i in seq_along(sigmas)) {
@@ -226,7 +246,10 @@ print.kitchen_krr <- function(x, ...) {
     lambda = format(x$lambda, digits = 4),
     "chosen by" = if (nrow(x$path) > 1) sprintf("%s over %d candidates%s",
       if (is.null(x$path$cv)) "GCV" else sprintf("%d-fold CV", x$n_folds), nrow(x$path),
-      if (is.null(x$sigma_path)) "" else sprintf(" and %d bandwidths", nrow(x$sigma_path))) else "given"))
+      if (is.null(x$sigma_path)) "" else sprintf(" and %d bandwidths", nrow(x$sigma_path))) else
+      # df 0 only when every feature is constant (intercept_only_fit())
+      if (identical(x$path$df, 0)) "none needed: the features are constant (intercept only)" else
+      "given"))
   invisible(x)
 }
 
@@ -235,7 +258,7 @@ summary.kitchen_krr <- function(object, ...) {
   validate_fit(object, full = TRUE)
   chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
   structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df,
-                 cv_accuracy = chosen$cv_accuracy),
+                 cv_accuracy = chosen$cv_accuracy, cv_mse = chosen$cv_mse),
             class = "summary.kitchen_krr")
 }
 
@@ -243,12 +266,31 @@ summary.kitchen_krr <- function(object, ...) {
 print.summary.kitchen_krr <- function(x, ...) {
   print(x$fit)
   fit <- x$fit
+  # Two classes coded +1 / -1 and -1 / +1 have mirrored columns: one RMSE
+  # and one CG count (binned_solve() skips the second) say it all.
+  mirrored <- fit$response$type == "class" && length(fit$response$levels) == 2
+  least_squares <- is.null(fit$logistic)
+  # GCV and CV add the squared errors of all response (or class) columns
+  columns <- ncol(fit$coefficients)
+  summed <- if (columns > 1) sprintf(" (summed over the %d columns)", columns) else ""
   print_map_fields(c(
-    "training RMSE" = paste(format(fit$training_rmse, digits = 4), collapse = ", "),
+    # (not known for chunked logistic fits)
+    "training RMSE" = if (!all(is.na(fit$training_rmse))) {
+      paste(format(if (mirrored && least_squares) fit$training_rmse[1] else fit$training_rmse,
+                   digits = 4), collapse = ", ")
+    },
+    "training accuracy" = if (least_squares && fit$response$type == "class" &&
+                                !is.null(fit$fitted.values)) {
+      format(training_accuracy(fit), digits = 4)
+    },
     # Rows that do not apply (no GCV or df for iterative and logistic fits,
     # no squared error for logistic ones) are left out, not shown as "-".
-    "GCV score" = if (!is.na(x$gcv)) format(x$gcv, digits = 4),
-    "CV mean squared error" = if (!is.null(x$cv) && is.null(fit$logistic)) format(x$cv, digits = 4),
+    "GCV score" = if (!is.na(x$gcv)) paste0(format(x$gcv, digits = 4), summed),
+    # rbin classification paths score lambda by misclassification (krr_binned.R)
+    "CV misclassification rate" = if (!is.null(x$cv_mse)) format(x$cv, digits = 4),
+    "CV mean squared error" = if (!is.null(x$cv) && least_squares) {
+      paste0(format(x$cv_mse %||% x$cv, digits = 4), summed)
+    },
     "effective df" = if (!is.na(x$df)) format(x$df, digits = 4),
     "log-loss, accuracy" = if (!is.null(fit$logistic)) sprintf("%s, %s (training)",
       format(fit$logistic$log_loss, digits = 4), format(fit$logistic$accuracy, digits = 4)),
@@ -281,12 +323,14 @@ print.summary.kitchen_krr <- function(x, ...) {
                sprintf("; binned fit, fold 1: error %s against %s for one bandwidth (%d rows)%s",
                        format(fit$ard$binned_check[["ard"]], digits = 3),
                        format(fit$ard$binned_check[["isotropic"]], digits = 3),
-                       fit$ard$binned_check_rows, if (fit$ard$kept) "" else ", dropped")
+                       fit$ard$binned_check_rows,
+                       if (fit$ard$kept) "" else ", dropped (not better by one standard error)")
              })
     },
     "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("%s, %s iterations, relative residual %s (tol %g)%s",
-              fit$solver$method %||% "conjugate gradients", paste(fit$solver$iterations, collapse = ", "),
+              fit$solver$method %||% "conjugate gradients",
+              paste(if (mirrored) fit$solver$iterations[1] else fit$solver$iterations, collapse = ", "),
               format(max(fit$solver$residual), digits = 2), fit$solver$tol,
               if (all(fit$solver$converged)) "" else ", NOT converged"),
     "time (s)" = if (is.null(fit$solver) && !inherits(fit$map, "kitchen_rbin")) {
@@ -319,9 +363,11 @@ plot.kitchen_krr <- function(x, ...) {
     plot_bandwidth_paths(x, ...)
   } else {
     by_cv <- !is.null(x$path$cv)
-    graphics::plot(x$path$lambda, if (by_cv) x$path$cv else x$path$gcv, log = "xy", type = "b",
+    score <- if (by_cv) x$path$cv else x$path$gcv
+    graphics::plot(x$path$lambda, score, log = score_axes(score), type = "b",
                    pch = 20, xlab = "lambda",
                    ylab = if (identical(x[["loss"]], "logistic")) "CV log-loss" else
+                     if (!is.null(x$path$cv_mse)) "CV misclassification rate" else
                      if (by_cv) "CV mean squared error" else "GCV score",
                    main = sprintf("Choice of lambda (%s)", if (by_cv) "cross-validation" else "GCV"),
                    ...)

@@ -33,7 +33,7 @@
 #'   them, in their places, as [predict.lm()] does; [na.omit()] drops them.
 #'   (Matrix `newdata` must be free of NA.)
 #' @param verbose Show a progress bar while predicting many rows.
-#' @param ... Not used.
+#' @param ... Not used (a warning names them).
 #' @return For `type = "response"`, a numeric vector (one response) or a
 #'   matrix with a column per response or class; for `type = "class"`, a
 #'   factor with the training levels.
@@ -64,6 +64,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   # one call, NULL when anything needs the general path below
   # (src/small_calls.cpp; called without its RcppExports wrapper, whose
   # closure costs about 0.7 us).
+  if (...length()) warn_unused_dots(...)
   if (!missing(newdata) && (missing(type) || identical(type, "response")) &&
       !is.null(out <- .Call(`_kitchen_krr_predict_small_cpp`, object, newdata, n_threads, block_size,
                             verbose))) {
@@ -99,6 +100,15 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   check_count(block_size)
   predict_newdata(object, newdata, type, backend_settings(n_threads), block_size, na.action,
                   verbose)
+}
+
+# Arguments predict() does not take (lm()'s interval or se.fit) would
+# otherwise pass unseen.
+warn_unused_dots <- function(...) {
+  unused <- names(list(...)) %||% ""
+  unused <- unused[nzchar(unused)]
+  cli::cli_warn(c("Arguments in {.arg ...} are not used by {.fn predict} for kitchen fits.",
+                  i = if (length(unused)) "Ignored: {.arg {unused}}."))
 }
 
 # predict() on new rows in memory, for a checked fit, type and block size,

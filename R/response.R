@@ -9,7 +9,7 @@
 # formula method makes them a factor): numbers read as text would
 # otherwise become as many classes.
 krr_response <- function(y, n, call = rlang::caller_env()) {
-  if (is.character(y)) {
+  if (is.character(y) || is.logical(y)) {
     abort_arg(c("{.arg y} must be a numeric vector or matrix, or a factor for classification, not {.obj_type_friendly {y}}.",
                 i = "For classes, give {.code factor(y)}."),
               call = call)

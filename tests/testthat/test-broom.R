@@ -71,6 +71,16 @@ test_that("glance() reports size, lambda, scores and training error of the fit",
                    mean(predict(classes, iris, type = "class") == iris$Species))
   expect_equal(generics::glance(classes)$rmse,
                sqrt(mean(residuals(classes)^2)), tolerance = 1e-8)
+
+  # Per-column bandwidths: still one row, their geometric mean as sigma.
+  set.seed(2)
+  x <- matrix(runif(300 * 3), 300, 3)
+  ard <- krr_fit(x, sin(6 * x[, 1]) + rnorm(300, sd = 0.1), rff(x, 60, seed = 1), sigma = "ard",
+                 n_threads = 1, verbose = FALSE)
+  expect_length(ard$map$kernel$sigma, 3)
+  one <- generics::glance(ard)
+  expect_identical(nrow(one), 1L)
+  expect_equal(one$sigma, exp(mean(log(ard$map$kernel$sigma))))
 })
 
 test_that("augment() adds fitted values and residuals, for training or new data", {

@@ -201,7 +201,9 @@ test_that("bad arguments are refused with clear errors", {
   x <- matrix(rnorm(20), 10, 2)
   expect_error(fastfood(x, 8, kernel = "laplacian"), "rotation-invariant")
   expect_error(fastfood(x, 8, kernel = "laplacian"), "rff\\(\\)")
-  expect_error(fastfood(x, 8, kernel = kernel_cauchy(1)), "rbin\\(\\)")
+  expect_error(fastfood(x, 8, kernel = "laplacian"), "rbin\\(\\)")
+  # rbin() refuses the cauchy kernel too: only rff() is offered
+  expect_error(fastfood(x, 8, kernel = kernel_cauchy(1)), "use `rff\\(\\)` for it\\.")
   expect_error(fastfood(x, 0), "`n_features` must be a whole number >= 1")
   expect_error(fastfood(x, 2.5), "`n_features`")
   expect_error(fastfood(x, 7), "`n_features` must be even")

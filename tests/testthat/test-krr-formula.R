@@ -144,6 +144,24 @@ test_that("fitted, residuals, nobs, predict(), coef names, formula, terms, model
                         n_threads = 1, verbose = FALSE)
   expect_equal(predict(matrix_fit), fitted(matrix_fit))
   expect_error(formula(matrix_fit), "from a matrix")
+  expect_error(model.matrix(matrix_fit), "from a matrix")
+})
+
+test_that("model.matrix() gives the predictors the map saw, with the fit's contrasts", {
+  fit <- krr_fit(mpg ~ wt + factor(cyl), mtcars, n_features = 32, lambda = 1, seed = 1,
+                 n_threads = 1, contrasts = list(`factor(cyl)` = "contr.sum"), verbose = FALSE)
+  design <- model.matrix(fit)
+  expect_identical(colnames(design), c("wt", "factor(cyl)1", "factor(cyl)2"))
+  expect_identical(unname(design[, 2:3]),
+                   unname(model.matrix(~ factor(cyl), mtcars,
+                                       contrasts.arg = list(`factor(cyl)` = "contr.sum"))[, 2:3]))
+  # the map's features of those columns give the fitted values
+  expect_equal(unname(predict(fit$map, design, n_threads = 1) %*% fit$coefficients +
+                        fit$intercept)[, 1], unname(fitted(fit)), tolerance = 1e-10)
+})
+
+test_that("a formula without predictors is refused with kitchen's message", {
+  expect_error(krr_fit(mpg ~ 1, mtcars, n_features = 32), "no predictors")
 })
 
 test_that("classification fits have fitted scores, residuals and class predictions", {

@@ -1,0 +1,91 @@
+# What print(), summary() and plot() say about less common fits, and the
+# advice errors give: each line must be true of the fit it describes.
+
+test_that("plot() draws paths whose misclassification rate is 0", {
+  d <- iris
+  d$set <- factor(d$Species == "setosa")
+  set.seed(1)
+  fit <- krr_fit(set ~ Sepal.Length + Petal.Length, d, features = "rbin", n_grids = 30,
+                 n_threads = 1, verbose = FALSE)
+  expect_true(any(fit$path$cv == 0))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_silent(plot(fit))
+  set.seed(1)
+  searched <- krr_fit(set ~ Sepal.Length + Petal.Length, d, features = "rbin", n_grids = 30,
+                      sigma = "auto", n_threads = 1, verbose = FALSE)
+  expect_silent(plot(searched))
+})
+
+test_that("chunked logistic fits show no training RMSE (it is not computed)", {
+  set.seed(1)
+  chunks <- lapply(1:5, function(i) {
+    x <- matrix(runif(400), 200, 2)
+    list(x = x, y = factor(ifelse(x[, 1] > 0.5, "a", "b")))
+  })
+  fit <- krr_fit(chunked(chunks), rff(chunks[[1]]$x, 32, seed = 1), loss = "logistic",
+                 n_threads = 1, verbose = FALSE, parallel = "none")
+  expect_true(all(is.na(fit$training_rmse)))
+  s <- capture.output(print(summary(fit)))
+  expect_false(any(grepl("training RMSE", s)))
+  expect_match(s, "CV log-loss, accuracy", all = FALSE)
+})
+
+test_that("constant features: no lambda to choose, and no negative CV error", {
+  set.seed(1)
+  x <- matrix(rnorm(200), 100, 2)
+  flat <- krr_fit(x, rep(3, 100), n_features = 10, n_threads = 1, verbose = FALSE)
+  expect_gte(summary(flat)$cv, 0)
+  constant <- krr_fit(matrix(1, 100, 2), rnorm(100), n_features = 10, n_threads = 1,
+                      verbose = FALSE)
+  out <- capture.output(print(constant))
+  expect_match(out, "chosen by : none needed: the features are constant", all = FALSE)
+  given <- krr_fit(x, rnorm(100), n_features = 10, lambda = 1, n_threads = 1, verbose = FALSE)
+  expect_match(capture.output(print(given)), "chosen by : given", all = FALSE)
+})
+
+test_that("errors advise what works", {
+  x <- matrix(rnorm(200), 100, 2)
+  # a logical response: factor(y), not character labels (refused in memory)
+  err <- expect_error(krr_fit(x, x[, 1] > 0, n_features = 10), class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), "factor(y)", fixed = TRUE)
+  # no kernel sends the user to a map that refuses it too
+  cauchy <- expect_error(rbin(x, 10, kernel = "cauchy"), "pitch law")
+  expect_no_match(conditionMessage(cauchy), "fastfood")
+  expect_error(rff(x, 10, kernel = "cauchy"), NA)
+  gaussian <- expect_error(rbin(x, 10, kernel = "gaussian"), "pitch law")
+  expect_match(conditionMessage(gaussian), "fastfood")
+  ff_cauchy <- expect_error(fastfood(x, 16, kernel = "cauchy"), "rotation-invariant")
+  expect_no_match(conditionMessage(ff_cauchy), "rbin")
+  ff_laplacian <- expect_error(fastfood(x, 16, kernel = "laplacian"), "rotation-invariant")
+  expect_match(conditionMessage(ff_laplacian), "rbin")
+  expect_error(rbin(x, 10, kernel = "laplacian"), NA)
+})
+
+test_that("predict() warns about arguments it does not use", {
+  fit <- krr_fit(mpg ~ wt + hp, mtcars, n_features = 20, lambda = 1, seed = 1, n_threads = 1,
+                 verbose = FALSE)
+  expect_warning(p <- predict(fit, mtcars[1:3, ], interval = "prediction", se.fit = TRUE),
+                 "not used")
+  expect_identical(p, predict(fit, mtcars[1:3, ]))
+  matrix_fit <- krr_fit(as.matrix(mtcars[2:3]), mtcars$mpg, n_features = 20, lambda = 1,
+                        seed = 1, n_threads = 1)
+  expect_warning(predict(matrix_fit, as.matrix(mtcars[1:2, 2:3]), se.fit = TRUE), "se.fit")
+  expect_silent(predict(matrix_fit, as.matrix(mtcars[1:2, 2:3])))
+})
+
+test_that("GCV and CV scores of several columns say they are sums", {
+  set.seed(1)
+  x <- matrix(runif(400), 200)
+  y <- sin(5 * x[, 1]) + rnorm(200, sd = 0.1)
+  map <- rff(x, 50, seed = 1)
+  one <- krr_fit(x, y, map, lambda = "cv", folds = rep(1:5, 40), n_threads = 1)
+  two <- krr_fit(x, cbind(a = y, b = y), map, lambda = "cv", folds = rep(1:5, 40), n_threads = 1)
+  expect_equal(summary(two)$cv, 2 * summary(one)$cv)
+  expect_equal(summary(two)$gcv, 2 * summary(one)$gcv)
+  shown <- capture.output(print(summary(two)))
+  expect_match(shown, "GCV score +: [0-9.e-]+ \\(summed over the 2 columns\\)", all = FALSE)
+  expect_match(shown, "CV mean squared error +: [0-9.e-]+ \\(summed over the 2 columns\\)",
+               all = FALSE)
+  expect_false(any(grepl("summed", capture.output(print(summary(one))))))
+})
