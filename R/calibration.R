@@ -8,16 +8,15 @@
 # class codes `coded`: a (1 + p) x K matrix of link coefficients on the
 # scores (p = 1, the second class's score, for two classes; else K), the
 # first class's links fixed at 0. `stats` are the fit's statistics; their
-# per-fold sums are used when the fit chose lambda by CV, else row i goes to
-# fold (i - 1) %% 5 + 1 (one more pass over the data; no random numbers
-# drawn, so that a fit leaves the RNG state as before).
+# per-fold sums are used when the fit chose lambda by CV, else those of
+# calibration_folds() (one more pass over the data).
 class_calibration <- function(map, x, coded, weights, stats, folds, lambda, block_size,
                               backend) {
   if (is_dual_statistics(stats)) {
     return(dual_class_calibration(stats, coded, weights, folds, lambda, backend))  # R/krr_dual.R
   }
   if (is.null(folds) || is.null(stats$folds)) {
-    folds <- (seq_len(nrow(x)) - 1L) %% min(5L, nrow(x)) + 1L
+    folds <- calibration_folds(nrow(x))
     stats <- krr_statistics(map, x, coded, block_size, backend, FALSE, folds, weights)
   }
   constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
@@ -37,8 +36,22 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
         rep(fold_fits[[k]]$intercept, each = length(rows))
     }
   }
-  fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
-                  weights %||% rep(1, nrow(x)), backend)
+  calibration_of_scores(scores, coded, weights, backend)
+}
+
+# Row i in fold (i - 1) %% 5 + 1 when the fit has no CV folds: no random
+# numbers drawn, so that a fit leaves the RNG state as before.
+calibration_folds <- function(n) (seq_len(n) - 1L) %% min(5L, n) + 1L
+
+# The calibration from the training rows' held-out scores (n x K; rows of
+# NA, not held out, are left out) and the fit's +1 / -1 class codes; NULL
+# without scores (an rbin fit whose fold solves broke down at its lambda).
+calibration_of_scores <- function(scores, coded, weights, backend) {
+  if (is.null(scores)) return(NULL)
+  weights <- weights %||% rep(1, nrow(coded))
+  rows <- !is.na(scores[, 1])
+  fit_calibration(calibration_inputs(scores[rows, , drop = FALSE]),
+                  max.col(coded[rows, , drop = FALSE], "first"), weights[rows], backend)
 }
 
 # The ridge fit at `lambda` of the rows outside the CV fold `held_out`: its

@@ -301,7 +301,17 @@
 #'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper; `predict(type = "class")` returns the level with
-#' the largest response.
+#' the largest response. For `predict(type = "prob")`, a small multinomial
+#' logistic model maps the scores to probabilities, fitted on each training
+#' row's held-out score at the chosen lambda (the CV folds' fits, or with a
+#' given lambda five interleaved folds, row `i` in fold `(i - 1) %% 5 + 1`:
+#' one more pass over the data for dense maps; for [rbin()] maps fold
+#' solves started from the fit, and from 25,000 rows on fold 1's alone).
+#' With [chunked()] data and dense maps, only fits that chose lambda by CV
+#' are calibrated: CV's folds (whole chunks) are used, and one more pass
+#' over the chunks scores the rows (every `k`-th row, so that about 100,000
+#' come back); with GCV or a given lambda, fold statistics would cost one
+#' more full pass. `solver = "falkon"` fits are not calibrated.
 #'
 #' @param x Training data: a numeric matrix, a numeric data frame or a
 #'   `Matrix::dgCMatrix`; chunked data from [chunked()] (then `y` is not
@@ -532,17 +542,23 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   fit$weights <- weights
   fit$fitted.values <- search$solution$fitted %||%
     predict_rows(fit, x, backend, block_size, verbose, "Fitted values")
+  # named as predict_rows() names them (rbin and logistic solutions are not)
+  names <- list(rownames(x), fit$response$names)
+  if (!all(vapply(names, is.null, TRUE))) dimnames(fit$fitted.values) <- names
   if (logistic) {
     fit$fitted.values <- softmax_rows(fit$fitted.values)
     indicators <- (response$y + 1) / 2
     fit$training_rmse <- sqrt(colSums((weights %||% 1) * (indicators - fit$fitted.values)^2) /
                                 fit$total_weight)
   }
-  if (!logistic && !binned && solver == "direct" && response$type == "class") {
+  if (!logistic && response$type == "class") {
     # For predict(type = "prob"): R/calibration.R.
-    fit$calibration <- class_calibration(fit$map, map_input(fit$map, x, arg = "x"), response$y,
-                                         weights, search$stats, folds, fit$lambda, block_size,
-                                         backend)
+    fit$calibration <- if (binned) {
+      calibration_of_scores(search$solution$held_out_scores, response$y, weights, backend)
+    } else if (solver == "direct") {
+      class_calibration(fit$map, map_input(fit$map, x, arg = "x"), response$y, weights,
+                        search$stats, folds, fit$lambda, block_size, backend)
+    }
   }
   fit$y <- y
   fit

@@ -74,6 +74,11 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   fit <- warn_if_interpolating(new_krr_fit(search, if (by_cv) seq_len(n_folds), response,
                                            length(weights), col_names, started, call))
   fit$weights <- if (has_weights) weights
+  if (!logistic && identical(response$type, "class")) {
+    # for predict(type = "prob"), as in memory (R/calibration.R)
+    fit$calibration <- calibration_of_scores(search$solution$held_out_scores, y$y,
+                                             if (has_weights) weights, backend)
+  }
   if (logistic) {
     fit$loss <- loss
     fit$logistic <- solution$logistic

@@ -74,6 +74,10 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   if (logistic) {
     fit$loss <- loss
     fit$logistic <- search$solution$logistic
+  } else if (identical(info$response$type, "class")) {
+    # for predict(type = "prob"), as in memory (R/chunked_calibration.R)
+    fit$calibration <- chunked_class_calibration(x, fit, search$stats, block_size, backend,
+                                                 engine, verbose, here)
   }
   fit
 }

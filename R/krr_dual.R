@@ -219,7 +219,7 @@ dual_screen_fold_path <- function(stats) {
 # (i - 1) %% 5 + 1 as the primal does), from the held features.
 dual_class_calibration <- function(stats, coded, weights, folds, lambda, backend) {
   if (is.null(folds) || is.null(stats$folds)) {
-    stats <- dual_refold(stats, (seq_len(stats$rows) - 1L) %% min(5L, stats$rows) + 1L)
+    stats <- dual_refold(stats, calibration_folds(stats$rows))
   }
   scores <- matrix(0, stats$rows, ncol(coded))
   for (fold in stats$folds) {
@@ -229,6 +229,5 @@ dual_class_calibration <- function(stats, coded, weights, folds, lambda, backend
     scores[held, ] <- stats$z[held, , drop = FALSE] %*% fit$coefficients +
       rep(fit$intercept, each = length(held))
   }
-  fit_calibration(calibration_inputs(scores), max.col(coded, "first"),
-                  weights %||% rep(1, stats$rows), backend)
+  calibration_of_scores(scores, coded, weights, backend)
 }

@@ -17,10 +17,12 @@
 #'   predicted class of a classification fit, `"prob"` for the class
 #'   probabilities (an n x K matrix whose rows sum to 1, the classes as
 #'   column names): those of the model for `loss = "logistic"` fits, and
-#'   for least-squares fits made in memory with an [rff()] or [fastfood()]
-#'   map a multinomial logistic calibration of the one-vs-rest scores,
-#'   fitted at `krr_fit()` time on each training row's score from the
-#'   fold fit that did not see it (the CV folds, or 5 interleaved folds);
+#'   for least-squares fits a multinomial logistic calibration of the
+#'   one-vs-rest scores, fitted at `krr_fit()` time on each training row's
+#'   score from the fold fit that did not see it (the CV folds, or 5
+#'   interleaved folds): every least-squares classification fit but those
+#'   of `solver = "falkon"` and, with dense maps, of chunked data without
+#'   `lambda = "cv"`;
 #'   and for logistic fits `"link"` (the log-odds of the second class for two classes, as
 #'   [glm()]; the log-probabilities for more).
 #' @inheritParams krr_fit
@@ -82,8 +84,8 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
                 i = "Least-squares scores of a classification fit are not probabilities."))
   }
   if (type == "prob" && !logistic && is.null(object$calibration)) {
-    abort_arg(c("{.code type = \"prob\"} needs a classification fit with {.code loss = \"logistic\"}, or a least-squares classification fit on data in memory with an {.fn rff} or {.fn fastfood} map.",
-                i = "Least-squares scores are calibrated on cross-validated scores when such a fit is made."))
+    abort_arg(c("{.code type = \"prob\"} needs a classification fit with {.code loss = \"logistic\"}, or a least-squares classification fit whose scores were calibrated.",
+                i = "Least-squares fits calibrate their scores on held-out ones, except with {.code solver = \"falkon\"} and, with dense maps, on chunked data without {.code lambda = \"cv\"}."))
   }
   check_flag(verbose)
   if (missing(newdata) || is.null(newdata)) {

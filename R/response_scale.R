@@ -22,6 +22,7 @@ unscale_search <- function(search, scale) {
   s$intercept <- s$intercept * scale
   s$training_rmse <- s$training_rmse * scale
   if (!is.null(s$fitted)) s$fitted <- s$fitted * scale
+  if (!is.null(s$held_out_scores)) s$held_out_scores <- s$held_out_scores * scale
   for (score in intersect(c("gcv", "cv"), names(s$path))) s$path[[score]] <- s$path[[score]] * scale^2
   search$solution <- s
   if (!is.null(search$sigma_path)) {

@@ -45,6 +45,13 @@ check_plan_fits <- function(toy, map, paths) {
   classes_memory <- krr_fit(toy$x, toy$cls, map, lambda = "gcv", n_threads = 1)
   expect_lt(relative_error(classes$coefficients, classes_memory$coefficients), 1e-10)
   expect_identical(classes$response, classes_memory$response)
+  # the class calibration of a CV fit: rows scored in the workers as here
+  calibrated <- lapply(c("future", "none"), function(parallel) {
+    krr_fit(chunked(future_chunks(toy, "cls")), map, lambda = "cv", n_folds = 2,
+            verbose = FALSE, parallel = parallel)$calibration
+  })
+  expect_false(is.null(calibrated[[1]]))
+  expect_equal(calibrated[[1]], calibrated[[2]], tolerance = 1e-10)
   expect_identical(predict(classes, chunked(chunks), type = "class", parallel = "future"),
                    predict(classes_memory, toy$x, type = "class"))
   expect_equal(predict(memory, chunked(chunks), parallel = "future"), predict(memory, toy$x),

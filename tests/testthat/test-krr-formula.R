@@ -219,3 +219,15 @@ test_that("a factor's dummy named like a numeric column (V1 level 1, V11) is a c
   expect_false(isTRUE(all.equal(predict(fit, flipped), predict(fit, data))))
   expect_equal(predict(fit, data[, c("V11", "y", "V1")]), predict(fit, data))
 })
+
+test_that("rbin and logistic fits name their fitted values as other fits do", {
+  set.seed(1)
+  fit <- krr_fit(mpg ~ ., mtcars, features = "rbin", n_threads = 1, verbose = FALSE)
+  expect_identical(names(fitted(fit)), rownames(mtcars))
+  two <- droplevels(iris[51:150, ])
+  classes <- krr_fit(Species ~ ., two, features = "rbin", n_threads = 1, verbose = FALSE)
+  expect_identical(dimnames(fitted(classes)), list(rownames(two), levels(two$Species)))
+  logistic <- krr_fit(Species ~ ., iris, loss = "logistic", n_features = 40, n_threads = 1,
+                      verbose = FALSE)
+  expect_identical(dimnames(fitted(logistic)), list(rownames(iris), levels(iris$Species)))
+})

@@ -128,7 +128,7 @@ test_that("the logistic loss refuses what it cannot do", {
   expect_error(predict(squared, toy$x, type = "link"), "logistic")
   binned <- krr_fit(toy$x, toy$y, rbin(toy$x, 5, seed = 1), lambda = 0.1, n_threads = 1,
                     verbose = FALSE)
-  expect_error(predict(binned, toy$x, type = "prob"), "logistic")
+  expect_error(predict(binned, toy$x, type = "link"), "logistic")
   expect_error(krr_fit(toy$x, toy$y, map, loss = "hinge", verbose = FALSE), "loss")
 })
 
