@@ -36,12 +36,14 @@
 #' classification, and `"prob"`. With the engine argument
 #' `loss = "logistic"` (kernel logistic regression, see [krr_fit()]),
 #' `"prob"` gives the model's class probabilities. With the default squared
-#' loss it is **not a calibrated probability**: kitchen then fits
-#' one-vs-rest least squares scores (near +1 for the class, -1 otherwise),
-#' and `"prob"` is their softmax, `exp(s_k) / sum_j exp(s_j)`. It ranks the
-#' rows like the scores do (enough for ROC curves and their AUC), and its
-#' largest value is the predicted class, but its values are not the chances
-#' of each class: use `loss = "logistic"` when they matter.
+#' loss, kitchen fits one-vs-rest least-squares scores (near +1 for the
+#' class, -1 otherwise) and `"prob"` is what [predict.kitchen_krr()] gives
+#' for `type = "prob"`: a multinomial logistic calibration of the scores,
+#' fitted on each training row's cross-validated score. A fit without that
+#' calibration (`solver = "falkon"`) gives the softmax of the scores,
+#' `exp(s_k) / sum_j exp(s_j)`, which ranks the rows like the scores (enough
+#' for ROC curves and their AUC) but whose values are not the chances of
+#' each class.
 #'
 #' The tuning parameters have \pkg{dials} ranges: `dials::penalty()`,
 #' `dials::rbf_sigma()`, [num_features()] and [feature_map()].
@@ -120,17 +122,33 @@ kernel_ridge_fit <- function(x, y, penalty = NULL, rbf_sigma = NULL, num_feature
   }
   args$n_features <- 2 * ceiling(num_features / 2)
   args$lambda <- lambda
-  do.call(krr_fit, c(list(x, y, features = map), args))
+  fit <- do.call(krr_fit, c(list(x, y, features = map), args))
+  # do.call() wrote the data themselves into the call, which print() showed
+  # (thousands of lines) and the fit kept as a second copy. Named instead,
+  # as parsnip's own engines do (lm(formula = y ~ ., data = data)); short
+  # values stay as they are.
+  short <- function(name) {
+    value <- args[[name]]
+    if (is.null(value) || (is.atomic(value) && length(value) <= 10)) value else as.name(name)
+  }
+  fit$call <- as.call(c(list(as.name("krr_fit"), x = quote(x), y = quote(y), features = map),
+                        stats::setNames(lapply(names(args), short), names(args))))
+  fit
 }
 
-# parsnip's "prob" predictions, one column per class: the probabilities of
-# a loss = "logistic" fit (what its predict() gives), else the softmax of
-# the one-vs-rest least-squares scores, not calibrated (see ?kernel_ridge).
+# parsnip's "prob" predictions, one column per class, from the fit's
+# type = "response" predictions: the probabilities of a loss = "logistic"
+# fit as they are; least-squares scores through the fit's calibration, as
+# its predict(type = "prob") does (R/calibration.R), or their softmax when
+# it has none (see ?kernel_ridge).
 kernel_ridge_prob <- function(scores, object) {
   prob <- as.matrix(scores)
   if (!identical(object$fit[["loss"]], "logistic")) {
-    weights <- exp(prob - apply(prob, 1, max))
-    prob <- weights / rowSums(weights)
+    prob <- if (!is.null(object$fit$calibration)) {
+      calibrated_probabilities(prob, object$fit$calibration, NULL)
+    } else {
+      softmax_rows(prob)
+    }
   }
   colnames(prob) <- object$lvl
   tidy_frame(as.data.frame(prob, optional = TRUE))

@@ -18,6 +18,11 @@ test_that("kernel_ridge() regression fits and predicts as krr_fit() does", {
   pred <- predict(fit, mtcars[1:5, ])
   expect_identical(names(pred), ".pred")
   expect_equal(pred$.pred, unname(predict(direct, x[1:5, ])), tolerance = 1e-12)
+  # The call names the data instead of holding them (print() showed them all).
+  expect_identical(fit$fit$call$x, quote(x))
+  expect_identical(fit$fit$call$y, quote(y))
+  expect_identical(fit$fit$call$lambda, 0.01 * 32)
+  expect_lt(length(capture.output(print(fit))), 20)
 })
 
 test_that("without a penalty, lambda is chosen as krr_fit() chooses it; engine arguments reach krr_fit()", {
@@ -39,7 +44,7 @@ test_that("without a penalty, lambda is chosen as krr_fit() chooses it; engine a
                "not both")
 })
 
-test_that("kernel_ridge() classification: classes, and probabilities as softmax of scores", {
+test_that("kernel_ridge() classification: classes, and the fit's calibrated probabilities", {
   skip_if_not_installed("parsnip")
   spec <- kernel_ridge(mode = "classification", penalty = 1e-3, num_features = 100) |>
     parsnip::set_engine("kitchen", seed = 1, n_threads = 1, sigma = 2)
@@ -50,9 +55,11 @@ test_that("kernel_ridge() classification: classes, and probabilities as softmax 
   expect_identical(classes$.pred_class, predict(direct, iris[1:4], type = "class"))
   prob <- predict(fit, iris, type = "prob")
   expect_identical(names(prob), paste0(".pred_", levels(iris$Species)))
-  scores <- predict(direct, iris[1:4])
-  expected <- exp(scores) / rowSums(exp(scores))
+  expected <- predict(direct, iris[1:4], type = "prob")
   expect_equal(unname(as.matrix(prob)), unname(expected), tolerance = 1e-12)
+  # not the softmax of the scores, which was given before
+  scores <- predict(direct, iris[1:4])
+  expect_gt(max(abs(as.matrix(prob) - exp(scores) / rowSums(exp(scores)))), 0.1)
   expect_equal(rowSums(prob), rep(1, 150))
 })
 
