@@ -115,17 +115,27 @@ formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env
                 call = call)
     })
   design <- formula_design(terms, frame, object$contrasts)
-  offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata)
+  offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata, call)
   complete <- stats::complete.cases(design)
   list(x = design, offset = offset, complete = if (!all(complete)) complete)
 }
 
 # The offset for new data: offset() terms from the frame, plus the `offset`
 # argument evaluated in newdata (as predict.lm() does).
-newdata_offset <- function(object, frame, newdata) {
+newdata_offset <- function(object, frame, newdata, call = rlang::caller_env()) {
   offset <- stats::model.offset(frame) %||% numeric(nrow(frame))
   given <- object[["call_offset"]]
   if (!is.null(given)) {
+    absent <- if (!is.environment(newdata)) {
+      Filter(function(v) !v %in% names(newdata) && !exists(v, envir = environment(object$terms)),
+             all.vars(given))
+    }
+    if (length(absent)) {
+      # eval() would say "object 'off' not found", as for the formula's variables
+      abort_arg(c("{.arg newdata} lacks variable{?s} the fit's {.arg offset} uses: {.var {absent}}.",
+                  i = "The offset is evaluated in {.arg newdata}, as {.fn predict.lm} does."),
+                call = call)
+    }
     offset <- offset + eval(given, newdata, environment(object$terms))
   }
   offset

@@ -58,6 +58,10 @@ test_that("offsets are applied in the fit and at predict time, or refused for cl
   with_arg <- formula_fit(mpg ~ wt + hp, data, offset = 2 * qsec, lambda = 0.1)
   expect_equal(predict(with_arg, new), predict(with_term, new), tolerance = 1e-12)
   expect_error(formula_fit(Species ~ . + offset(Sepal.Width), iris), "numeric response")
+  # new data without the offset argument's variable: named, as the formula's are
+  err <- expect_error(predict(with_arg, new[c("wt", "hp")]), class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), "offset")
+  expect_match(conditionMessage(err), "qsec")
 })
 
 test_that("contrasts reach the design matrix and predict uses the same coding", {
