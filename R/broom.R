@@ -20,8 +20,10 @@
 #' * `glance(x)` gives one row: the rows `n` (see [nobs()]), the number of
 #'   random features `n_features`, the `map` and `kernel`, the bandwidth
 #'   `sigma` (with per-column bandwidths their geometric mean, as in
-#'   `tidy(matrix = "lambda")`; the columns' own are in [relevance()]), `lambda`, the effective degrees of freedom `df`, the `gcv`
-#'   score and the `cv` error at that lambda (NA when not computed), the
+#'   `tidy(matrix = "lambda")`; the columns' own are in [relevance()]),
+#'   `lambda`, the effective degrees of freedom `df`, the `gcv` score and
+#'   the `cv` error at that lambda (NA when not computed; for classes on
+#'   an [rbin()] map, the misclassification rate), the
 #'   training `rmse` (over all response or class columns) and, for
 #'   classification, the training `accuracy`, and for `loss = "logistic"`
 #'   fits the training `log_loss` (NA otherwise).
