@@ -12,3 +12,13 @@ chunked_default_lambda <- function(data, n_folds) {
     .frequency = "once", .frequency_id = "kitchen_chunked_default_lambda")
   "gcv"
 }
+
+# lambda = "gcv" where there is no GCV (rbin maps: no eigendecomposition;
+# the logistic loss: no closed-form leave-one-out): K-fold CV chooses
+# instead, and a message says so once per session.
+note_cv_for_gcv <- function(lambda, binned, logistic, n_folds) {
+  if (!identical(lambda, "gcv") || !(binned || logistic)) return(invisible())
+  cli::cli_inform(c(
+    "i" = "{.code lambda = \"gcv\"}: {if (logistic) 'the logistic loss' else 'an rbin() map'} has no GCV; lambda is chosen by {n_folds}-fold CV."),
+    .frequency = "once", .frequency_id = "kitchen_cv_for_gcv")
+}

@@ -502,6 +502,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   if (!binned) check_gram_size(map$n_features)
   # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
   # every lambda choice is by CV.
+  note_cv_for_gcv(lambda, binned, logistic, n_folds)  # R/default_lambda.R
   by_cv <- identical(lambda, "cv") ||
     ((binned || logistic) && !(is.numeric(lambda) && length(lambda) == 1))
   folds <- if (by_cv) krr_folds(folds, nrow(x), n_folds)

@@ -31,6 +31,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   logistic <- loss == "logistic"
   # The logistic loss has no GCV: every lambda choice is by CV.
   logistic_cv <- logistic && !(is.numeric(lambda) && length(lambda) == 1)
+  note_cv_for_gcv(lambda, binned, logistic, n_folds)  # R/default_lambda.R
   if (logistic && is.character(lambda)) lambda <- "cv"
   if (identical(lambda, "cv") || logistic_cv) check_count(n_folds, min = 2)
   if (missing(lambda) && !binned) lambda <- chunked_default_lambda(x, n_folds)

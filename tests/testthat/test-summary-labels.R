@@ -89,3 +89,15 @@ test_that("GCV and CV scores of several columns say they are sums", {
                all = FALSE)
   expect_false(any(grepl("summed", capture.output(print(summary(one))))))
 })
+
+test_that("lambda = \"gcv\" where there is no GCV says CV chooses", {
+  set.seed(1)
+  x <- matrix(runif(400), 200)
+  y <- factor(ifelse(x[, 1] > 0.5, "a", "b"))
+  rlang::local_options(rlib_message_verbosity = "verbose")  # not only once per session
+  expect_message(krr_fit(x, y, rbin(x, 5, seed = 1), lambda = "gcv", n_threads = 1),
+                 "has no GCV; lambda is chosen by 5-fold CV")
+  expect_message(krr_fit(x, y, rff(x, 20, seed = 1), lambda = "gcv", loss = "logistic",
+                         n_threads = 1), "logistic loss")
+  expect_no_message(krr_fit(x, y, rff(x, 20, seed = 1), lambda = "gcv", n_threads = 1))
+})
