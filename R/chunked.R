@@ -25,14 +25,18 @@
 #'   if any, `x` the predictor columns (all other columns by default).
 #'
 #' Every chunk must have the same columns (matched by name when they have
-#' names). For classification, the classes are the levels of factor
-#' responses, which must be the same in every chunk (classes that never
-#' occur are dropped, as [droplevels()] would), or the sorted distinct
-#' values of character responses (as [factor()] would make them, so a CSV
-#' response column needs no conversion).
+#' names: then columns the map does not use are ignored, as by
+#' [predict()]). For classification, the classes are the levels of factor
+#' responses, combined over the chunks as [c()] combines factors (chunk 1's
+#' levels, then those only later chunks have, in order of appearance; so a
+#' chunk may lack a class, and classes that never occur are dropped, as
+#' [droplevels()] would), or the sorted distinct values of character
+#' responses (as [factor()] would make them, so a CSV response column needs
+#' no conversion).
 #'
-#' A chunk that cannot be read, or that holds bad data (missing or extra
-#' columns, NA, non-numeric predictors, a response of the wrong kind), stops
+#' A chunk that cannot be read, or that holds bad data (missing columns,
+#' extra ones without names, NA, non-numeric predictors, a response of the
+#' wrong kind), stops
 #' the fit or the prediction with an error naming the chunk (its number and,
 #' for files, its path); no partial result is returned.
 #'

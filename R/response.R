@@ -65,10 +65,9 @@ merge_response <- function(state, part) {
     if (!identical(state$type, "class") || state$kind != part$kind) {
       abort_arg("{.arg y} must be of the same kind in every chunk: this one holds {response_kind(part)}, chunk 1 {response_kind(state)}.")
     }
-    if (part$kind == "factor" && !identical(part$factor_levels, state$factor_levels)) {
-      abort_arg(c("{.arg y} must have the same levels in every chunk.",
-                  x = "Levels {.val {part$factor_levels}}; chunk 1 had {.val {state$factor_levels}}."))
-    }
+    # Levels combined as c() combines factors (in order of appearance): a
+    # chunk of files split by class may lack some.
+    if (part$kind == "factor") state$factor_levels <- union(state$factor_levels, part$factor_levels)
     state$seen <- union(state$seen, part$seen)
     return(list(state = state, columns = match(part$seen, state$seen)))
   }

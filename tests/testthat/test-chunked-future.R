@@ -129,9 +129,9 @@ test_that("a chunk failing in a worker stops the fit with an error naming it", {
   expect_match(conditionMessage(err), "Chunk 3 holds bad data")
   expect_match(conditionMessage(err), "NA")
 
-  levels_differ <- future_chunks(toy, "cls")
-  levels_differ[[5]]$y <- factor(as.character(levels_differ[[5]]$y))
-  expect_match(conditionMessage(fit_error(chunked(levels_differ))), "Chunk 5.*same levels")
+  kind_differs <- future_chunks(toy, "cls")
+  kind_differs[[5]]$y <- as.character(kind_differs[[5]]$y)
+  expect_match(conditionMessage(fit_error(chunked(kind_differs))), "Chunk 5.*same kind")
 
   expect_error(predict(krr_fit(toy$x, toy$y, map, lambda = 1, n_threads = 1), chunked(with_na)),
                "Chunk 3 could not be predicted", class = "kitchen_error_argument")

@@ -159,9 +159,18 @@ test_that("a bad chunk stops the fit with an error naming it", {
   wrong_y[[4]]$y <- wrong_y[[4]]$y[-1]
   expect_match(conditionMessage(fit_error(chunked(wrong_y))), "Chunk 4")
 
+  # Factor levels are combined as c() combines factors: chunk 1's order
+  # first, and a chunk may lack a class (files split by class).
   levels_differ <- as_chunks(toy, "cls")
   levels_differ[[2]]$y <- factor(as.character(levels_differ[[2]]$y))
-  expect_match(conditionMessage(fit_error(chunked(levels_differ))), "same levels")
+  levels_differ[[3]]$y <- factor(rep("a", length(levels_differ[[3]]$y)))
+  labels <- factor(unlist(lapply(levels_differ, function(ch) as.character(ch$y))),
+                   levels = levels(toy$cls))
+  combined <- krr_fit(chunked(levels_differ), map, lambda = 0.1, n_threads = 1, verbose = FALSE,
+                      parallel = "none")
+  in_memory <- krr_fit(toy$x, labels, map, lambda = 0.1, n_threads = 1)
+  expect_identical(combined$response$levels, levels(toy$cls))
+  expect_equal(combined$coefficients, in_memory$coefficients, tolerance = 1e-10)
 
   failing <- chunked(function(i) if (i == 2) stop("connection lost") else if (i <= 4) chunks[[i]])
   err <- fit_error(failing)
