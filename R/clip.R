@@ -6,9 +6,9 @@
 # range and map_input() clips new rows to it, so that such a row is treated
 # like the most extreme training row in that direction.
 
-# The training range of each column, as map$clip. Sparse data keep their
-# zeros unclipped (the range then includes 0), so clipping never fills in
-# a sparse matrix.
+# The training range of each column, as map$clip. Sparse training data
+# keep 0 in every column's range, so that clipping sparse new rows never
+# fills them in; a map built on dense rows can have ranges without 0.
 input_range <- function(x) {
   if (inherits(x, "dgCMatrix")) {
     low <- pmin(apply_columns(x, min), 0)
@@ -27,6 +27,15 @@ clip_to_range <- function(x, range) {
   if (inherits(x, "dgCMatrix")) {
     column <- rep.int(seq_len(ncol(x)), diff(x@p))
     x@x <- pmin(pmax(x@x, range$low[column]), range$high[column])
+    # The zeros not stored are inputs too: in a column whose range lacks 0
+    # (a map built on dense rows) they are clipped as well, which fills the
+    # column in; else a row gave other features as sparse than as dense.
+    filled <- which(range$low > 0 | range$high < 0)
+    if (length(filled)) {
+      block <- as.matrix(x[, filled, drop = FALSE])
+      x[, filled] <- pmin(pmax(block, rep(range$low[filled], each = nrow(x))),
+                          rep(range$high[filled], each = nrow(x)))
+    }
     return(x)
   }
   clip_columns_cpp(x, range$low, range$high)

@@ -102,6 +102,11 @@ read_db_chunk <- function(data, i) {
   if (length(data$source) > 1) {
     if (i > length(data$source)) return(NULL)
     frame <- with_db_connection(data, function(conn) DBI::dbGetQuery(conn, data$source[[i]]))
+    if (nrow(frame) == 0) {
+      # NULL would end the data here, silently dropping the queries after it
+      abort_arg(c("The query returned no rows.",
+                  i = "Give only queries that return rows (an empty month or key range is left out of {.arg source})."))
+    }
   } else if (data$in_worker) {
     frame <- with_db_connection(data, function(conn) DBI::dbGetQuery(conn, db_page_query(data, i)))
   } else {

@@ -87,6 +87,22 @@ test_that("sparse and dense inputs give the same features", {
   }
 })
 
+test_that("sparse new rows are clipped as dense ones, their unstored zeros too", {
+  set.seed(15)
+  # column a never 0 in training: 0 lies outside its range and is clipped
+  x <- matrix(runif(200, 1, 3), 100, 2, dimnames = list(NULL, c("a", "b")))
+  new <- matrix(c(0, 2, 5, 0, 0, 0), 3, 2, byrow = TRUE, dimnames = list(NULL, c("a", "b")))
+  sparse <- Matrix::Matrix(new, sparse = TRUE)
+  for (builder in list(rff, fastfood)) {
+    map <- builder(x, 16, sigma = 1, seed = 1)
+    expect_equal(predict(map, sparse), predict(map, new), tolerance = 1e-12)
+  }
+  binned <- rbin(x, 8, sigma = 1, seed = 1)
+  expect_equal(as.matrix(predict(binned, sparse)), as.matrix(predict(binned, new)))
+  fit <- krr_fit(x, x[, 1] - x[, 2], rff(x, 16, sigma = 1, seed = 1), lambda = 1, n_threads = 1)
+  expect_equal(predict(fit, sparse), predict(fit, new), tolerance = 1e-12)
+})
+
 test_that("the median-distance bandwidth is used when sigma is NULL", {
   set.seed(15)
   x <- matrix(rnorm(100 * 3), 100, 3)
