@@ -118,7 +118,8 @@ bake.step_kernel_features <- function(object, new_data, ...) {
 
 #' @export
 print.step_kernel_features <- function(x, width = max(20, options()$width - 35), ...) {
-  title <- sprintf("Random kernel features (%s, %d) on ", x$map, x$num_features)
+  # num_features may still be a tune() placeholder
+  title <- sprintf("Random kernel features (%s, %s) on ", x$map, rlang::as_label(x$num_features))
   recipes::print_step(x$columns, x$terms, x$trained, title, width)
   invisible(x)
 }
@@ -127,9 +128,11 @@ print.step_kernel_features <- function(x, width = max(20, options()$width - 35),
 tidy.step_kernel_features <- function(x, ...) {
   terms <- if (x$trained) x$columns else
     vapply(x$terms, function(term) rlang::as_label(term), "")
-  sigma <- if (x$trained) x$object$kernel$sigma else x$sigma %||% NA_real_
+  # tune() placeholders (calls) are shown as NA until prep()
+  known <- function(value) if (is.numeric(value)) value else NA_real_
+  sigma <- if (x$trained) x$object$kernel$sigma else known(x$sigma)
   tidy_frame(data.frame(terms = unname(terms), map = rep(x$map, length(terms)),
-                        num_features = rep(x$num_features, length(terms)),
+                        num_features = rep(known(x$num_features), length(terms)),
                         sigma = rep(sigma, length(terms)), id = rep(x$id, length(terms)),
                         stringsAsFactors = FALSE))
 }
