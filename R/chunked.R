@@ -40,6 +40,16 @@
 #' the fit or the prediction with an error naming the chunk (its number and,
 #' for files, its path); no partial result is returned.
 #'
+#' The feature map is built beforehand on rows in memory (except [rbin()],
+#' which can read the chunks). Its input rescaling and, with `clip = TRUE`
+#' (the default), its clipping range come from those rows, and every
+#' chunk's rows are clipped to that range, training rows included. Build
+#' it on rows that cover the data: the first chunk when the chunks are in
+#' random order, else a sample drawn from all chunks; or with
+#' `clip = FALSE`. [krr_fit()] warns when 1% of the training rows or more
+#' lie outside the map's range by more than its width (chunks split by the
+#' value of a column, say).
+#'
 #' @section Processing chunks in parallel, or on other machines:
 #' Fits and predictions on chunked data use the \pkg{future} framework (a
 #' suggested package) when it is installed and a plan is set: the chunks
@@ -105,7 +115,8 @@
 #' }
 #' data <- chunked(lapply(1:4, function(i) make_chunk(500)))
 #' data
-#' # The map is built on a sample of the data: here, the first chunk.
+#' # The map is built on a sample of the data: here, the first chunk (the
+#' # chunks are in random order, so it covers the others' range).
 #' map <- rff(read_chunk(data, 1)$x, 300, sigma = 1, seed = 1)
 #' fit <- krr_fit(data, map, n_threads = 2)
 #' fit

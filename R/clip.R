@@ -51,3 +51,25 @@ clip_problem <- function(clip, d) {
   }
   NULL
 }
+
+# The rows of x (unclipped) that lie outside `range` by more than its width
+# in some column: rows the map's own rows did not cover, as when a chunked
+# fit's map was built on its first chunk and the chunks are split by a
+# column. Clipping them changes the data, not only extremes. 0 for maps
+# without a range; sparse rows are not counted.
+rows_far_outside <- function(x, range) {
+  if (is.null(range) || inherits(x, "dgCMatrix") || !nrow(x)) return(0)
+  width <- range$high - range$low
+  below <- x < rep(range$low - width, each = nrow(x))
+  above <- x > rep(range$high + width, each = nrow(x))
+  sum(rowSums(below | above) > 0)
+}
+
+# The warning of a chunked fit whose training rows were clipped that way:
+# from 1% of the rows on.
+warn_rows_far_outside <- function(far, rows, call = rlang::caller_env()) {
+  if (is.null(far) || far < 0.01 * rows) return(invisible())
+  cli::cli_warn(c("{format(100 * far / rows, digits = 2)}% of the training rows lie outside the range of the rows the map was built on (by more than its width) and were clipped to it.",
+                  i = "Build the map on rows drawn from all chunks, or with {.code clip = FALSE} (see {.help kitchen::chunked})."),
+                call = call)
+}

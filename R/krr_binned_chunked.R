@@ -45,6 +45,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
               call = call)
   }
   rows <- vapply(parts, function(p) nrow(p$cols), 0)
+  warn_rows_far_outside(sum(vapply(parts, `[[`, 0, "far_outside")), sum(rows), call)  # R/clip.R
   cols <- do.call(rbind, lapply(parts, `[[`, "cols"))
   y <- chunked_binned_response(parts, response, call)
   response <- y$response
@@ -92,14 +93,16 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
 # orders the columns.
 binned_chunk <- function(chunk, i, map, col_names, backend) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
-  x <- map_input(map, chunk$x, arg = "x")
+  rows <- chunk_map_input(map, chunk$x)
+  x <- rows$x
   names <- colnames(x)
   if (!is.null(names)) check_column_names(names, "x", NULL)
   if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
   coded <- chunk_response(chunk$y, nrow(x))
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
   list(cols = rbin_columns(map, x, task_backend(backend), arg = "x"), y = coded$y,
-       response = coded$state, weights = weights, col_names = names)
+       response = coded$state, weights = weights, col_names = names,
+       far_outside = rows$far_outside)
 }
 
 # The response of all chunks as krr_response() codes it in memory: numbers

@@ -68,6 +68,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   }, backend)
   if (!logistic) search <- unscale_search(search, search$stats$y_scale)
   info <- search$stats$chunks
+  warn_rows_far_outside(info$far_outside, search$stats$rows)  # R/clip.R
   fit <- warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
                                            info$response, search$stats$rows, info$col_names,
                                            started, call))
@@ -111,6 +112,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
   acc <- NULL
   response <- NULL
   col_names <- NULL
+  far_outside <- 0  # rows clipped far from the map's range (R/clip.R)
   args <- list(map = map, col_names = NULL, block_size = block_size, what = "holds bad data")
   n_read <- for_each_chunk_task(data, "fit_chunk", args, engine = engine, verbose = verbose,
                                 call = call, consume = function(part, i) {
@@ -121,6 +123,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
       merged <- merge_response(response, part$response)
       response <<- merged$state
       fold <- if (!is.null(n_folds)) chunk_fold(i, n_folds)
+      far_outside <<- far_outside + part$far_outside
       acc <<- add_partial(acc, map, part$stats, part$y_scale, merged$columns,
                           response_width(merged$state), n_folds, fold)
     })
@@ -137,7 +140,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
     response <- class_levels(response, call)
     stats <- class_statistics(stats, response)
   }
-  stats$chunks <- list(response = response, col_names = col_names)
+  stats$chunks <- list(response = response, col_names = col_names, far_outside = far_outside)
   stats
 }
 
@@ -147,7 +150,8 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
 # 1's, when known and needed) orders the columns.
 fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
-  x <- map_input(map, chunk$x, arg = "x")
+  rows <- chunk_map_input(map, chunk$x)
+  x <- rows$x
   names <- colnames(x)
   if (!is.null(names)) check_column_names(names, "x", NULL)  # they order the other chunks
   if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
@@ -158,6 +162,7 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
   acc <- accumulate_rows(acc, map, x, coded$y / y_scale, NULL, block_size, task_backend(backend),
                          weights = weights)
   list(stats = acc$total, y_scale = y_scale, response = coded$state, col_names = names,
+       far_outside = rows$far_outside,
        fingerprint = chunk_fingerprint(x, coded, weights))
 }
 

@@ -64,7 +64,7 @@ median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
 # newdata already came through as_data_matrix() (a fit's entry), so it is
 # not scanned again.
 map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
-                      call = rlang::caller_env(), checked = FALSE) {
+                      call = rlang::caller_env(), checked = FALSE, clip = TRUE) {
   # `arg` stays a promise until an error needs it (naming the caller's
   # expression costs more than checking one row), so `newdata` itself is
   # never reassigned here.
@@ -84,8 +84,17 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
     abort_arg("{.arg {arg}} must have {map$d} column{?s} like the map's training data, not {ncol(x)}.",
               call = call)
   }
-  if (!is.null(map$clip)) x <- clip_to_range(x, map$clip)
+  if (clip && !is.null(map$clip)) x <- clip_to_range(x, map$clip)
   x
+}
+
+# A chunk's rows as map_input() gives them (clipped), with the number that
+# lay far outside the map's range before (rows_far_outside()).
+chunk_map_input <- function(map, newdata) {
+  x <- map_input(map, newdata, arg = "x", clip = FALSE)
+  far <- rows_far_outside(x, map$clip)
+  if (!is.null(map$clip)) x <- clip_to_range(x, map$clip)
+  list(x = x, far_outside = far)
 }
 
 # Columns are matched by name: each name must say which column it is.

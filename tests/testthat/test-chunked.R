@@ -258,3 +258,28 @@ test_that("chunked data print their kind and number of chunks", {
   expect_match(out, "all other columns", all = FALSE)
   expect_output(print(chunked(paths[1], x = c("v1", "v2"))), "v1, v2")
 })
+
+test_that("a map whose range the chunks leave far behind is warned about", {
+  set.seed(3)
+  t <- sort(runif(1000, 0, 5))
+  split <- cut(t, 5, labels = FALSE)  # chunks split by the value of t
+  chunks <- lapply(1:5, function(i) {
+    list(x = matrix(t[split == i], dimnames = list(NULL, "t")), y = sin(t[split == i]))
+  })
+  data <- chunked(chunks)
+  first <- read_chunk(data, 1)$x
+  expect_warning(krr_fit(data, rff(first, 20, seed = 1), lambda = 0.01, verbose = FALSE),
+                 "[0-9.]+% of the training rows lie outside")
+  expect_warning(krr_fit(data, rbin(first, 5, seed = 1), lambda = 0.01, verbose = FALSE),
+                 "[0-9.]+% of the training rows lie outside")
+  # without clipping, or with a map that covers the chunks: no warning
+  expect_no_warning(krr_fit(data, rff(first, 20, seed = 1, clip = FALSE), lambda = 0.01,
+                            verbose = FALSE))
+  expect_no_warning(krr_fit(data, rff(matrix(t, dimnames = list(NULL, "t")), 20, seed = 1),
+                            lambda = 0.01, verbose = FALSE))
+  # rows_far_outside() counts rows beyond the range by more than its width
+  range <- list(low = c(0, 10), high = c(1, 20))
+  x <- rbind(c(0.5, 15), c(2.1, 15), c(-0.5, 15), c(0.5, 31), c(0.5, 29))
+  expect_equal(rows_far_outside(x, range), 2)
+  expect_identical(rows_far_outside(x, NULL), 0)
+})
