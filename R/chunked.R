@@ -94,8 +94,9 @@
 #' @param source A list of chunks, a function of the chunk number, or a
 #'   character vector of file paths (see Details).
 #' @param reader For file paths only: a function of one path returning a data
-#'   frame, or `NULL` to choose [utils::read.csv()] or [readRDS()] by the file
-#'   extension.
+#'   frame, or `NULL` to choose by the file extension: CSV files with
+#'   `data.table::fread()` when installed, else [utils::read.csv()] (see
+#'   Details), `.rds` files with [readRDS()].
 #' @param x For file paths only: the names of the predictor columns, or
 #'   `NULL` for all columns but `y`.
 #' @param y For file paths only: the name of the response column, or `NULL`
@@ -200,7 +201,7 @@ chunked_files <- function(paths, reader, x, y, weights = NULL, call = rlang::cal
 # The column names of a source of data frames (files, a database, Parquet).
 check_column_args <- function(x, y, weights, call = rlang::caller_env()) {
   if (!is.null(y) && (!is.character(y) || length(y) != 1L || is.na(y) || !nzchar(y))) {
-    abort_arg("{.arg y} must be the name of the response column, not {.obj_type_friendly {y}}.",
+    abort_arg("{.arg y} must be the name of the response column (one string), not {.obj_type_friendly {y}}.",
               call = call)
   }
   if (!is.null(weights) && (!is.character(weights) || length(weights) != 1L || is.na(weights) ||

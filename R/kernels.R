@@ -58,6 +58,10 @@ kernel_cauchy <- function(sigma = 1) new_kernel("cauchy", sigma)
 #' @rdname kernels
 #' @export
 kernel_matern <- function(sigma = 1, nu = 1.5) {
+  if (identical(nu, Inf)) {
+    abort_arg(c("{.arg nu} must be finite.",
+                i = "As {.arg nu} grows the Matern kernel tends to the Gaussian: use {.fn kernel_gaussian} for the limit."))
+  }
   check_positive(nu)
   new_kernel("matern", sigma, nu = as.numeric(nu))
 }

@@ -355,7 +355,12 @@ coef.kitchen_krr <- function(object, ...) {
 #' @export
 plot.kitchen_krr <- function(x, ...) {
   validate_fit(x, full = TRUE)
-  if (identical(list(...)$type, "relevance")) {
+  type <- list(...)$type
+  if (!is.null(type) && !identical(type, "relevance")) {
+    # else graphics::plot() says type is "matched by multiple actual arguments"
+    abort_arg("{.arg type} must be {.val relevance} (the per-column relevance) or left out, not {.val {type}}.")
+  }
+  if (identical(type, "relevance")) {
     plot_relevance(x, ...)  # R/relevance.R
   } else if (nrow(x$path) < 2) {
     plot_fitted(x, ...)

@@ -30,9 +30,12 @@ test_that("bad sigma and nu are refused, naming the argument", {
       expect_error(make(sigma), "`sigma` must be a positive number", class = "kitchen_error_argument")
     }
   }
-  for (nu in bad) {
+  for (nu in bad[!vapply(bad, identical, TRUE, Inf)]) {
     expect_error(kernel_matern(1, nu), "`nu` must be a positive number", class = "kitchen_error_argument")
   }
+  # Inf is positive: the message names the Gaussian limit instead
+  expect_error(kernel_matern(1, Inf), "`nu` must be finite.*kernel_gaussian",
+               class = "kitchen_error_argument")
 })
 
 test_that("as_kernel() takes a name (with sigma and nu) or an object", {

@@ -101,3 +101,10 @@ test_that("lambda = \"gcv\" where there is no GCV says CV chooses", {
                          n_threads = 1), "logistic loss")
   expect_no_message(krr_fit(x, y, rff(x, 20, seed = 1), lambda = "gcv", n_threads = 1))
 })
+
+test_that("plot() names a type it does not know", {
+  fit <- krr_fit(mpg ~ wt + hp, mtcars, n_features = 20, lambda = c(1, 0.1), seed = 1,
+                 n_threads = 1, verbose = FALSE)
+  expect_error(plot(fit, type = "relevence"), "`type` must be \"relevance\"",
+               class = "kitchen_error_argument")
+})
