@@ -183,6 +183,7 @@ radial_sample <- function(kernel, p, m) {
 #' c(features = sum(z[1, ] * z[2, ]),
 #'   kernel = kernel_matrix(x, kernel = kernel_gaussian(sigma = 1))[1, 2])
 predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
+  if (...length()) warn_unused_dots(...)  # R/krr_predict.R
   validate_map(object)
   newdata <- map_input(object, newdata)
   fastfood_features(object, newdata, backend_settings(n_threads))

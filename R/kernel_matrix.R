@@ -45,6 +45,10 @@
 #' d2 <- outer(rowSums(x^2), rowSums(y^2), "+") - 2 * tcrossprod(x, y)
 #' all.equal(kernel_matrix(x, y, n_threads = 1), exp(-d2 / 2), check.attributes = FALSE)
 kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = NULL) {
+  if (inherits(y, "kitchen_kernel")) {
+    abort_arg(c("{.arg y} is a kernel: the second argument is the second set of rows.",
+                i = "Give the kernel by name: {.code kernel_matrix(x, kernel = ...)}."))
+  }
   x <- as_dense_data(x)
   y <- if (is.null(y)) x else as_dense_data(y)
   if (ncol(y) != ncol(x)) {

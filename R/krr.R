@@ -492,6 +492,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     }
     map <- ard$map
   }
+  note_sigma_candidates(sigma, map$d)
   sigmas <- if (!is.null(ard) && !binned) ard_scale_candidates(ard, map, lambda, loss) else
     bandwidth_candidates(sigma, map, lambda)  # (R/ard.R)
   logistic <- loss == "logistic"
@@ -614,6 +615,17 @@ check_lambda <- function(lambda, call = rlang::caller_env()) {
               call = call)
   }
   invisible(lambda)
+}
+
+# A numeric `sigma` of krr_fit() holds bandwidth candidates; one of as many
+# numbers as input columns may have been meant as per-column bandwidths,
+# which belong to the map (rff(x, sigma = <vector>)). Said once per session.
+note_sigma_candidates <- function(sigma, d) {
+  if (!is.numeric(sigma) || length(sigma) < 2 || length(sigma) != d) return(invisible())
+  cli::cli_inform(c(
+    "i" = "{.arg sigma} holds {length(sigma)} bandwidth candidates for {.fn krr_fit} to choose from, one bandwidth each.",
+    " " = "Per-column bandwidths go to the map ({.code rff(x, sigma = <one per column>)}); {.code sigma = \"ard\"} learns them."),
+    .frequency = "once", .frequency_id = "kitchen_sigma_candidates")
 }
 
 # The bandwidths to try: list(NULL) to keep the map's own.

@@ -50,6 +50,7 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
     map <- ard$map
     sigma <- NULL
   }
+  note_sigma_candidates(sigma, map$d)  # R/krr.R
   sigmas <- if (!is.null(ard)) ard_scale_candidates(ard, map, lambda, loss) else
     bandwidth_candidates(sigma, map, lambda)  # (R/ard.R)
   fold_count <- if (identical(lambda, "cv") || logistic_cv) n_folds

@@ -109,7 +109,7 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
 warn_unused_dots <- function(...) {
   unused <- names(list(...)) %||% ""
   unused <- unused[nzchar(unused)]
-  cli::cli_warn(c("Arguments in {.arg ...} are not used by {.fn predict} for kitchen fits.",
+  cli::cli_warn(c("Arguments in {.arg ...} are not used by {.fn predict} for kitchen fits and maps.",
                   i = if (length(unused)) "Ignored: {.arg {unused}}."))
 }
 

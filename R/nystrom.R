@@ -125,6 +125,7 @@ nystrom <- function(x, n_centers, kernel = "gaussian", sigma = NULL,
 #' map <- nystrom(x, n_centers = 20, kernel = "laplacian", seed = 1)
 #' dim(predict(map, x[1:3, ], n_threads = 1))
 predict.kitchen_nystrom <- function(object, newdata, n_threads = NULL, ...) {
+  if (...length()) warn_unused_dots(...)  # R/krr_predict.R
   validate_map(object)
   newdata <- map_input(object, newdata)
   nystrom_features(object, newdata, backend_settings(n_threads))

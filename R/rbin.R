@@ -170,6 +170,7 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
 #' Matrix::rowSums(z > 0)   # the far point falls in unseen bins
 #' attr(z, "rows_with_unseen")
 predict.kitchen_rbin <- function(object, newdata, n_threads = NULL, ...) {
+  if (...length()) warn_unused_dots(...)  # R/krr_predict.R
   validate_map(object)
   newdata <- map_input(object, newdata)
   rbin_features(object, newdata, backend_settings(n_threads))

@@ -149,6 +149,7 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
 #' c(features = sum(z[1, ] * z[2, ]),
 #'   kernel = kernel_matrix(x, kernel = kernel_gaussian(sigma = 1))[1, 2])
 predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
+  if (...length()) warn_unused_dots(...)  # R/krr_predict.R
   # A few rows of a plain matrix: checked and computed in one call, NULL
   # when anything needs the general path below (src/small_calls.cpp; called
   # without its RcppExports wrapper, whose closure costs about 0.7 us).

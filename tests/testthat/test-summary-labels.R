@@ -108,3 +108,26 @@ test_that("plot() names a type it does not know", {
   expect_error(plot(fit, type = "relevence"), "`type` must be \"relevance\"",
                class = "kitchen_error_argument")
 })
+
+test_that("map predict() warns about unused arguments; kernel_matrix() about a kernel as y", {
+  x <- matrix(runif(40), 20, 2)
+  for (map in list(rff(x, 8, seed = 1), fastfood(x, 8, seed = 1), rbin(x, 3, seed = 1),
+                   nystrom(x, 5, seed = 1))) {
+    expect_warning(predict(map, x, type = "class"), "`type`")
+    expect_no_warning(predict(map, x))
+  }
+  expect_error(kernel_matrix(x, kernel_gaussian(2)), "`y` is a kernel",
+               class = "kitchen_error_argument")
+})
+
+test_that("as many sigma candidates as columns: krr_fit() says they are candidates", {
+  set.seed(2)
+  x <- matrix(runif(300), 100, 3)
+  rlang::local_options(rlib_message_verbosity = "verbose")
+  expect_message(fit <- krr_fit(x, x[, 1], rff(x, 20, seed = 1), sigma = c(0.5, 1, 2),
+                                lambda = "gcv", n_threads = 1),
+                 "bandwidth candidates")
+  expect_length(fit$map$kernel$sigma, 1)
+  expect_no_message(krr_fit(x, x[, 1], rff(x, 20, seed = 1), sigma = c(0.5, 1), lambda = "gcv",
+                            n_threads = 1))
+})
