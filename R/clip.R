@@ -60,9 +60,11 @@ clip_problem <- function(clip, d) {
 rows_far_outside <- function(x, range) {
   if (is.null(range) || inherits(x, "dgCMatrix") || !nrow(x)) return(0)
   width <- range$high - range$low
-  below <- x < rep(range$low - width, each = nrow(x))
-  above <- x > rep(range$high + width, each = nrow(x))
-  sum(rowSums(below | above) > 0)
+  far <- logical(nrow(x))
+  for (j in seq_len(ncol(x))) {  # a column at a time: no n x d temporaries
+    far <- far | x[, j] < range$low[j] - width[j] | x[, j] > range$high[j] + width[j]
+  }
+  sum(far)
 }
 
 # The warning of a chunked fit whose training rows were clipped that way:

@@ -280,6 +280,6 @@ test_that("a map whose range the chunks leave far behind is warned about", {
   # rows_far_outside() counts rows beyond the range by more than its width
   range <- list(low = c(0, 10), high = c(1, 20))
   x <- rbind(c(0.5, 15), c(2.1, 15), c(-0.5, 15), c(0.5, 31), c(0.5, 29))
-  expect_equal(rows_far_outside(x, range), 2)
-  expect_identical(rows_far_outside(x, NULL), 0)
+  expect_identical(rows_far_outside(x, range), 2L)
+  expect_equal(rows_far_outside(x, NULL), 0)
 })
