@@ -200,8 +200,9 @@ binned_best <- function(path) {
 # 25,000 rows on, fold 1's fit alone: its 5,000 or more held-out rows are
 # plenty for a calibration of (K + 1)(K - 1) numbers, and each fold costs
 # about as much as the fit (on CoverType, 522,910 rows, lambda 0.5: 44 s
-# for the fit, 51 s more for five folds; with fold 1 alone 26-27 s against
-# 34-37 s, and the same test log-loss, 0.104).
+# for the fit, 51 s more for five folds; with fold 1 alone 40.2 s against
+# 30.5 s uncalibrated, and the same test log-loss, 0.104:
+# bench/results/calibration-cost.md).
 binned_calibration_scores <- function(ops, y, value, n_features, lambda, w, tol, max_iter,
                                       weights, all_folds_below = 25000) {
   folds <- calibration_folds(nrow(y))
