@@ -55,10 +55,11 @@
 #' @examples
 #' if (requireNamespace("generics", quietly = TRUE)) {
 #'   fit <- krr_fit(mpg ~ ., mtcars, n_features = 100, seed = 1, n_threads = 2)
-#'   generics::tidy(fit)
-#'   head(generics::tidy(fit, matrix = "lambda"))
-#'   generics::glance(fit)
-#'   head(generics::augment(fit))
+#'   # inside if (): print() shows each value, not only the last
+#'   print(generics::tidy(fit))
+#'   print(head(generics::tidy(fit, matrix = "lambda")))
+#'   print(generics::glance(fit))
+#'   print(head(generics::augment(fit)))
 #' }
 NULL
 

@@ -258,7 +258,9 @@ fastfood_description <- function(x) {
          kernel = kernel_label(x$kernel),
          "input dimension" = sprintf("%d (padded to %d)", x$d, p),
          features = sprintf("%d (%s)", x$n_features, x$type),
-         blocks = sprintf("%d of %d frequencies%s", n_blocks, p,
-                          if (last < p) sprintf(", the last cut to %d", last) else ""),
+         blocks = sprintf("%d block%s of %d frequenc%s%s", n_blocks, if (n_blocks == 1) "" else "s",
+                          p, if (p == 1) "y" else "ies",
+                          if (last == p) "" else if (n_blocks == 1) sprintf(", cut to %d", last) else
+                            sprintf(", the last cut to %d", last)),
          scaling = x$scaling))
 }

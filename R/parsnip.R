@@ -208,9 +208,9 @@ register_kernel_ridge <- function() {
 #' @export
 #' @examples
 #' if (requireNamespace("dials", quietly = TRUE)) {
-#'   num_features()
-#'   dials::value_seq(num_features(c(100, 1000)), 4)
-#'   feature_map()
+#'   print(num_features())  # inside if (): print() shows each value
+#'   print(dials::value_seq(num_features(c(100, 1000)), 4))
+#'   print(feature_map())
 #' }
 num_features <- function(range = c(100L, 2000L), trans = NULL) {
   rlang::check_installed("dials", "for `num_features()`.")

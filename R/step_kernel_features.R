@@ -44,8 +44,8 @@
 #'                               num_features = 20, sigma = 3, seed = 1)
 #'   prepped <- recipes::prep(rec)
 #'   baked <- recipes::bake(prepped, new_data = mtcars[1:3, ])
-#'   dim(baked)
-#'   generics::tidy(prepped, number = 1)
+#'   print(dim(baked))  # inside if (): print() shows each value
+#'   print(generics::tidy(prepped, number = 1))
 #' }
 step_kernel_features <- function(recipe, ..., role = "predictor", trained = FALSE, map = "rff",
                                  num_features = 100, sigma = NULL, kernel = "gaussian",

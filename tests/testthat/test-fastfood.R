@@ -100,7 +100,7 @@ test_that("inputs are padded to the next power of two; any n_features works", {
   # cos_sin: m = 37 frequencies with p = 16 (3 blocks, the last cut to 5).
   map <- fastfood(16, 74, sigma = 1, seed = 2)
   expect_identical(ncol(map$gauss), 3L)
-  expect_output(print(map), "3 of 16 frequencies, the last cut to 5")
+  expect_output(print(map), "3 blocks of 16 frequencies, the last cut to 5")
   expect_identical(dim(predict(map, matrix(1, 2, 16))), c(2L, 74L))
 })
 
@@ -175,7 +175,10 @@ test_that("print shows kernel, sigma, d, p, n_features, type and blocks", {
   expect_output(print(map), "matern \\(sigma = 2, nu = 2.5\\)")
   expect_output(print(map), "input dimension : 5 \\(padded to 8\\)")
   expect_output(print(map), "100 \\(cos_sin\\)")
-  expect_output(print(map), "7 of 8 frequencies, the last cut to 2")
+  expect_output(print(map), "7 blocks of 8 frequencies, the last cut to 2")
+  # one block, or blocks of one frequency, read as English
+  expect_output(print(fastfood(4, 2, sigma = 1)), "1 block of 4 frequencies, cut to 1")
+  expect_output(print(fastfood(1, 10, sigma = 1)), "5 blocks of 1 frequency\\n")
 })
 
 test_that("a dimension instead of data builds a map with no rescaling", {

@@ -111,7 +111,7 @@ test_that("SORF maps print, save and fit like other Fastfood maps", {
   y <- sin(x[, 1]) + x[, 2]^2 / 4 + rnorm(n, sd = 0.1)
   map <- fastfood(x, 128, sigma = 1.5, seed = 8, structure = "sorf")
   expect_output(print(map), "SORF")
-  expect_output(print(map), "8 of 8 frequencies")
+  expect_output(print(map), "8 blocks of 8 frequencies")
   path <- tempfile(fileext = ".rds")
   saveRDS(map, path)
   expect_identical(predict(readRDS(path), x[1:5, ]), predict(map, x[1:5, ]))
