@@ -90,10 +90,12 @@ prep.step_kernel_features <- function(x, training, info = NULL, ...) {
   num_features <- x$num_features
   check_feature_count(num_features, "cos_sin", call = NULL)
   if (!is.null(x$sigma)) check_positive(x$sigma, arg = "sigma", call = NULL)
-  builder <- if (x$map == "rff") rff else fastfood
   data <- as.matrix(training[columns])
-  map <- builder(data, n_features = x$num_features, kernel = x$kernel, sigma = x$sigma,
-                 seed = x$seed)
+  check_complete_columns(data, "training")  # else rff()'s error names its `x`
+  map <- switch(x$map,
+    rff = rff(data, n_features = x$num_features, kernel = x$kernel, sigma = x$sigma, seed = x$seed),
+    fastfood = fastfood(data, n_features = x$num_features, kernel = x$kernel, sigma = x$sigma,
+                        seed = x$seed))
   new_step_kernel_features(
     terms = x$terms, role = x$role, trained = TRUE, map = x$map,
     num_features = x$num_features, sigma = x$sigma, kernel = x$kernel, seed = x$seed,
@@ -104,7 +106,9 @@ prep.step_kernel_features <- function(x, training, info = NULL, ...) {
 #' @exportS3Method recipes::bake
 bake.step_kernel_features <- function(object, new_data, ...) {
   recipes::check_new_data(object$columns, object, new_data)
-  features <- predict(object$object, as.matrix(new_data[object$columns]))
+  data <- as.matrix(new_data[object$columns])
+  check_complete_columns(data, "new_data")  # else predict()'s error names `newdata`
+  features <- predict(object$object, data)
   colnames(features) <- recipes::names0(ncol(features), object$prefix)
   keep <- if (object$keep_original_cols) names(new_data) else setdiff(names(new_data), object$columns)
   clash <- intersect(colnames(features), keep)
@@ -147,3 +151,16 @@ tunable.step_kernel_features <- function(x, ...) {
 
 #' @exportS3Method generics::required_pkgs
 required_pkgs.step_kernel_features <- function(x, ...) "kitchen"
+
+# The step's columns must hold no NA (`what`: "training" or "new_data"),
+# with the error naming the step and the columns.
+check_complete_columns <- function(data, what) {
+  holes <- colnames(data)[colSums(is.na(data)) > 0]
+  if (length(holes)) {
+    named <- if (what == "training") "training data" else "{.arg new_data}"
+    abort_arg(c(paste0("{.fn step_kernel_features} needs ", named, " without NA."),
+                x = "NA in: {.val {holes}}.",
+                i = "Impute them in an earlier step, for example {.fn recipes::step_impute_median}."),
+              call = NULL)
+  }
+}

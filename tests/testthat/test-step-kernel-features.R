@@ -67,6 +67,17 @@ test_that("bad input is refused with errors naming what is wrong", {
   prepped <- recipes::prep(recipes::recipe(mpg ~ ., data = mtcars) |>
                              step_kernel_features(wt, hp, num_features = 2, sigma = 1, seed = 1))
   expect_error(recipes::bake(prepped, new_data = mtcars[c("mpg", "wt")]), "hp")
+  # NA: named as the step's, in the user's terms (not rff()'s `x` or `newdata`)
+  holed <- mtcars
+  holed$hp[3] <- NA
+  err <- expect_error(recipes::prep(recipes::recipe(mpg ~ ., data = holed) |>
+                                      step_kernel_features(wt, hp, num_features = 2, sigma = 1,
+                                                           seed = 1)),
+                      class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), "needs training data without NA")
+  expect_match(conditionMessage(err), "hp")
+  err <- expect_error(recipes::bake(prepped, new_data = holed), class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), "needs `new_data` without NA")
 })
 
 test_that("num_features can be tuned: a tune() placeholder, a dials parameter", {
