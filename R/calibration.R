@@ -19,10 +19,7 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
     folds <- calibration_folds(nrow(x))
     stats <- krr_statistics(map, x, coded, block_size, backend, FALSE, folds, weights)
   }
-  constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
-  fold_fits <- lapply(stats$folds, function(held_out) {
-    fold_ridge_fit(stats, held_out, lambda, backend, constant)
-  })
+  fold_fits <- fold_ridge_fits(stats, lambda, backend)
   # Fold by fold, so that each block of features is scored by one fit
   # (splitting every block's features by fold copied them: the whole fit
   # took 5-8% longer at n = 1e5, d = 64, D = 512, two classes).
@@ -52,6 +49,13 @@ calibration_of_scores <- function(scores, coded, weights, backend) {
   rows <- !is.na(scores[, 1])
   fit_calibration(calibration_inputs(scores[rows, , drop = FALSE]),
                   max.col(coded[rows, , drop = FALSE], "first"), weights[rows], backend)
+}
+
+# The ridge fits at `lambda` of the rows outside each fold of `stats`, in
+# memory (class_calibration()) and for chunked data (R/chunked_calibration.R).
+fold_ridge_fits <- function(stats, lambda, backend) {
+  constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
+  lapply(stats$folds, function(held_out) fold_ridge_fit(stats, held_out, lambda, backend, constant))
 }
 
 # The ridge fit at `lambda` of the rows outside the CV fold `held_out`: its

@@ -16,10 +16,7 @@
 chunked_class_calibration <- function(data, fit, stats, block_size, backend, engine, verbose,
                                       call, max_rows = 1e5) {
   if (is.null(stats$folds)) return(NULL)
-  constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
-  fold_fits <- lapply(stats$folds, function(held_out) {
-    fold_ridge_fit(stats, held_out, fit$lambda, backend, constant)  # R/calibration.R
-  })
+  fold_fits <- fold_ridge_fits(stats, fit$lambda, backend)  # R/calibration.R
   parts <- list()
   args <- list(object = fit, fold_fits = fold_fits, stride = max(1, ceiling(fit$n / max_rows)),
                block_size = block_size, what = "could not be scored")

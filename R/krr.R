@@ -545,8 +545,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   fit$fitted.values <- search$solution$fitted %||%
     predict_rows(fit, x, backend, block_size, verbose, "Fitted values")
   # named as predict_rows() names them (rbin and logistic solutions are not)
-  names <- list(rownames(x), fit$response$names)
-  if (!all(vapply(names, is.null, TRUE))) dimnames(fit$fitted.values) <- names
+  fitted_names <- list(rownames(x), fit$response$names)
+  if (!all(vapply(fitted_names, is.null, TRUE))) dimnames(fit$fitted.values) <- fitted_names
   if (logistic) {
     fit$fitted.values <- softmax_rows(fit$fitted.values)
     indicators <- (response$y + 1) / 2
