@@ -268,15 +268,24 @@ with_stream_restored <- function(code) {
   code
 }
 
-# Chunked data: the search runs on the first chunks, read until they hold
-# the subsample's rows (each chunk checked as in the fit).
+# Chunked data: the search runs on the first chunks' rows.
 ard_map_chunked <- function(map, data, backend, call = rlang::caller_env()) {
+  rows <- leading_chunk_rows(map, data, ard_settings$n_rows + ard_settings$n_check,
+                             "to learn the bandwidths from", call)
+  ard_map(map, rows$x, rows$y, rows$weights, backend, call = call)
+}
+
+# Rows of the first chunks, read until they hold `n_rows` (each chunk
+# checked as in the fit), as map_input() gives them, with their response
+# matrix (in the units a search sees in memory: R/response_scale.R) and
+# weights. `purpose` ends the error when there are none.
+leading_chunk_rows <- function(map, data, n_rows, purpose, call = rlang::caller_env()) {
   xs <- list()
   ys <- list()
   ws <- list()
   rows <- 0
   i <- 0
-  while (rows < ard_settings$n_rows + ard_settings$n_check) {
+  while (rows < n_rows) {
     chunk <- chunk_read(data, i + 1, call = call)
     if (is.null(chunk)) break
     i <- i + 1
@@ -288,11 +297,10 @@ ard_map_chunked <- function(map, data, backend, call = rlang::caller_env()) {
     ws[[i]] <- chunk$weights %||% rep(1, nrow(x))
     rows <- rows + nrow(x)
   }
-  if (rows == 0) abort_arg("{.arg x} has no chunks to learn the bandwidths from.", call = call)
+  if (rows == 0) abort_arg("{.arg x} has no chunks {purpose}.", call = call)
   y <- if (is.factor(ys[[1]])) unlist(ys) else do.call(rbind, lapply(ys, as.matrix))
   y <- with_chunk(data, 1, "holds bad data", call = call, krr_response(y, rows)$y)
-  # in the units the search sees in memory (R/response_scale.R)
-  ard_map(map, do.call(rbind, xs), y / response_scale(y), unlist(ws), backend, call = call)
+  list(x = do.call(rbind, xs), y = y / response_scale(y), weights = unlist(ws))
 }
 
 # Up to n_rows random rows, rescaled as the map rescales them, with their

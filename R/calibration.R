@@ -147,7 +147,8 @@ calibration_hessian <- function(design, q, weights, backend) {
 
 # Probabilities from least-squares scores (n x K) and a calibration.
 calibrated_probabilities <- function(scores, calibration, levels) {
-  prob <- softmax_rows(cbind(1, calibration_inputs(scores)) %*% calibration)
+  inputs <- calibration_inputs(scores)
+  prob <- softmax_rows(cbind(rep(1, nrow(inputs)), inputs) %*% calibration)
   dimnames(prob) <- list(rownames(scores), levels)
   prob
 }

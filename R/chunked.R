@@ -40,15 +40,16 @@
 #' the fit or the prediction with an error naming the chunk (its number and,
 #' for files, its path); no partial result is returned.
 #'
-#' The feature map is built beforehand on rows in memory (except [rbin()],
-#' which can read the chunks). Its input rescaling and, with `clip = TRUE`
-#' (the default), its clipping range come from those rows, and every
-#' chunk's rows are clipped to that range, training rows included. Build
-#' it on rows that cover the data: the first chunk when the chunks are in
-#' random order, else a sample drawn from all chunks; or with
-#' `clip = FALSE`. [krr_fit()] warns when 1% of the training rows or more
-#' lie outside the map's range by more than its width (chunks split by the
-#' value of a column, say).
+#' The feature map is built from the chunks ([rff()], [fastfood()] and
+#' [rbin()] take chunked data, and so does [krr_fit()] with `features` a
+#' name: one pass gives each column's rescaling and clipping range from all
+#' rows), or beforehand on rows in memory ([nystrom()] must be). A map
+#' built on a sample takes its input rescaling and, with `clip = TRUE` (the
+#' default), its clipping range from the sample, and every chunk's rows are
+#' clipped to that range, training rows included: build it on rows that
+#' cover the data, or with `clip = FALSE`. [krr_fit()] warns when 1% of the
+#' training rows or more lie outside the map's range by more than its width
+#' (chunks split by the value of a column, say).
 #'
 #' @section Processing chunks in parallel, or on other machines:
 #' Fits and predictions on chunked data use the \pkg{future} framework (a
@@ -116,9 +117,8 @@
 #' }
 #' data <- chunked(lapply(1:4, function(i) make_chunk(500)))
 #' data
-#' # The map is built on a sample of the data: here, the first chunk (the
-#' # chunks are in random order, so it covers the others' range).
-#' map <- rff(read_chunk(data, 1)$x, 300, sigma = 1, seed = 1)
+#' # The map's rescaling and clipping range from one pass over the chunks
+#' map <- rff(data, 300, sigma = 1, seed = 1)
 #' fit <- krr_fit(data, map, n_threads = 2)
 #' fit
 #' head(predict(fit, data, n_threads = 2))
@@ -131,7 +131,6 @@
 #' }
 #' files <- chunked(paths, y = "y")
 #' files
-#' map <- rff(read_chunk(files, 1)$x, 300, sigma = 1, seed = 1)
 #' coef(krr_fit(files, map, lambda = 0.1, n_threads = 2))[1:3, ]
 #' unlink(paths)
 #'

@@ -36,6 +36,12 @@ default_bandwidth_map <- function(map, x, y, weights, backend, call = rlang::cal
   with_bandwidths(map, map$kernel$sigma * factors[best], x, backend, call = call)
 }
 
+# The same for chunked data, on the rows of the first chunks.
+default_bandwidth_map_chunked <- function(map, data, backend, call = rlang::caller_env()) {
+  rows <- leading_chunk_rows(map, data, ard_settings$n_rows, "to choose the bandwidth on", call)
+  default_bandwidth_map(map, rows$x, rows$y, rows$weights, backend, call = call)
+}
+
 # ard_objective()'s value at one bandwidth for all columns (log_sigma) and
 # each of log_lambdas, from one feature matrix and one factorisation per
 # half for all lambdas (rather than features, Gram and Cholesky factor again

@@ -185,7 +185,7 @@ radial_sample <- function(kernel, p, m) {
 predict.kitchen_fastfood <- function(object, newdata, n_threads = NULL, ...) {
   if (...length()) warn_unused_dots(...)  # R/krr_predict.R
   validate_map(object)
-  newdata <- map_input(object, newdata)
+  newdata <- map_input(object, newdata, allow_empty = TRUE)
   fastfood_features(object, newdata, backend_settings(n_threads))
 }
 

@@ -3,8 +3,9 @@
 
 # x: a numeric matrix, a data frame of numeric columns, or (when
 # `allow_sparse`) a Matrix::dgCMatrix, which is returned as is.
+# `allow_empty`: zero rows are data (new rows to predict), not an error.
 as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
-                           call = rlang::caller_env()) {
+                           call = rlang::caller_env(), allow_empty = FALSE) {
   if (allow_sparse && inherits(x, "dgCMatrix")) {
     # Before anything (Matrix included) indexes with the slots.
     problem <- sparse_problem_cpp(x)
@@ -12,12 +13,12 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
       abort_arg(c("{.arg {arg}} is a malformed dgCMatrix ({.fn validObject} would fail).",
                   x = "{problem}."), call = call)
     }
-    check_shape(dim(x), arg, call)
+    check_shape(dim(x), arg, call, allow_empty)
     check_finite(x@x, arg = arg, call = call)
     return(x)
   }
   if (is.data.frame(x)) {
-    check_shape(dim(x), arg, call)
+    check_shape(dim(x), arg, call, allow_empty)
     numeric_cols <- vapply(x, function(col) (is.double(col) || is.integer(col)) && !is.object(col), TRUE)
     if (!all(numeric_cols)) {
       bad <- names(x)[!numeric_cols]
@@ -26,20 +27,22 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
     }
     x <- as.matrix(x)
   }
+  # as.matrix() makes a logical matrix of a data frame with no rows.
+  if (allow_empty && is.matrix(x) && is.logical(x) && nrow(x) == 0) storage.mode(x) <- "double"
   if (!is.matrix(x) || !(is.double(x) || is.integer(x))) {
     what <- if (allow_sparse) "a numeric matrix, a numeric data frame or a dgCMatrix" else
       "a numeric matrix or a numeric data frame"
     abort_arg("{.arg {arg}} must be {what}, not {.obj_type_friendly {x}}.", call = call)
   }
-  check_shape(dim(x), arg, call)
+  check_shape(dim(x), arg, call, allow_empty)
   if (is.integer(x)) storage.mode(x) <- "double"
   check_finite(x, arg = arg, call = call)
   x
 }
 
-check_shape <- function(dims, arg, call) {
-  if (dims[1] < 1 || dims[2] < 1) {
-    abort_arg("{.arg {arg}} must have at least one row and one column, not {dims[1]} x {dims[2]}.",
-              call = call)
+check_shape <- function(dims, arg, call, allow_empty = FALSE) {
+  if (dims[1] < !allow_empty || dims[2] < 1) {
+    what <- if (allow_empty) "at least one column" else "at least one row and one column"
+    abort_arg("{.arg {arg}} must have {what}, not {dims[1]} x {dims[2]}.", call = call)
   }
 }

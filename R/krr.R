@@ -234,7 +234,7 @@
 #' and when they were dropped, the fit is the one without `sigma = "ard"`;
 #' `summary()` shows both errors and `sigma_path` marks the map's own
 #' bandwidth (`per_column` FALSE). For chunked data, the subsample is read
-#' from the first chunks (rbin maps on chunked data take no `sigma`).
+#' from the first chunks.
 #'
 #' **Random binning maps** ([rbin()]) have millions of sparse columns, so
 #' `Z'Z` is never formed: the ridge system is solved matrix-free by
@@ -272,15 +272,22 @@
 #' **Chunked data** ([chunked()]) are read one chunk at a time, so the data
 #' need never fit in memory: each chunk is checked, featurised in blocks and
 #' added to the same sufficient statistics, giving the same fit as the bound
-#' data in memory (up to rounding). `features` must then be a map already
-#' built ([rff()], [fastfood()] or [rbin()]; for example on the first chunk, see
-#' [read_chunk()]). Every bandwidth candidate in `sigma` reads the chunks
+#' data in memory (up to rounding). `features` is a map ([rff()],
+#' [fastfood()] or [rbin()], which take chunked data too, or any map built on
+#' a sample such as [read_chunk()]'s) or the name of one, built from the
+#' chunks with the defaults above: one more pass over them for the column
+#' rescaling and clipping range (two for `"rbin"`), and the default
+#' bandwidth chosen as in memory on the rows of the first chunks (up to
+#' 4000). `"nystrom"` needs its centers in memory: build that map on a
+#' sample. Every bandwidth candidate in `sigma` reads the chunks
 #' once more. With an [rbin()] map, each chunk is read once and gives the
 #' bin column of each row per grid (4 bytes a row and grid), which the main
 #' process holds for the conjugate-gradient iterations (reading the chunks
 #' on each of hundreds of iterations would cost far more); the fit equals
-#' the in-memory one, and `sigma` must be `NULL` (the map's bins are fixed
-#' by its bandwidth). With
+#' the in-memory one (with the same folds). Each bandwidth candidate in
+#' `sigma` (`"auto"`, a vector, or those scaled after `"ard"`) changes the
+#' bins: two more passes find its table of occupied bins and its rows'
+#' columns, which the main process holds while it screens it. With
 #' `lambda = "cv"`, whole chunks are assigned to folds in turn (chunk `i` to
 #' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
 #' chunks; `folds` cannot be given. When `lambda` is not given, chunked data
@@ -510,7 +517,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
 
   started <- proc.time()[["elapsed"]]
   if (logistic && binned) {
-    search <- binned_logistic_search(map, x, max.col(response$y, "first"), response$levels,
+    search <- binned_logistic_search(map, memory_bins(x, backend), max.col(response$y, "first"),
+                                     response$levels,
                                      if (identical(sigma, "auto")) "auto" else sigmas, lambda,
                                      folds, weights, tol, max_iter, backend, verbose)  # R/krr_binned_logistic.R
   } else if (logistic) {
@@ -520,7 +528,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   } else if (solver == "falkon") {
     search <- falkon_search(map, x, response$y, weights, lambda, tol, max_iter, backend)
   } else if (binned) {
-    search <- binned_bandwidth_search(map, x, response$y,
+    search <- binned_bandwidth_search(map, memory_bins(x, backend), response$y,
                                       if (identical(sigma, "auto") || !is.null(isotropic)) "auto" else sigmas,
                                       lambda, folds, tol, max_iter, backend, verbose, weights,
                                       classify = response$type == "class",

@@ -7,20 +7,18 @@
 # P = 50: 200 bytes a row, against 432 for its 54 doubles), with its
 # response and weights; the main process holds those and solves exactly as
 # in memory. Chunk i goes to fold chunk_fold(i, n_folds), as for dense
-# maps. Bandwidth candidates would need the data again for each
-# candidate's bin table: the map's bandwidth is kept.
+# maps. Bandwidth candidates (`sigma`) are searched as in memory
+# (R/krr_binned_search.R), each one's bins found by two more passes over
+# the chunks (its table of occupied bins, then the rows' columns:
+# chunked_bins()).
 binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter, backend,
                                verbose, engine, call, loss = "squared") {
-  if (!is.null(sigma)) {
-    abort_arg(c("Choosing {.arg sigma} is not available for {.fn rbin} maps on chunked data.",
-                i = "Build the map with the bandwidth to use (the bins depend on it), and keep {.code sigma = NULL}."),
-              call = call)
-  }
   if (is.numeric(lambda) && any(lambda <= 0)) {
     abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
               call = call)
   }
   by_cv <- !(is.numeric(lambda) && length(lambda) == 1)
+  if (!identical(sigma, "ard")) bandwidth_candidates(sigma, map, lambda, call = call)  # checked before any pass
   if (identical(lambda, "gcv")) lambda <- "cv"  # binned fits have no GCV
   started <- proc.time()[["elapsed"]]
   parts <- list()
@@ -61,19 +59,37 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
               call = call)
   }
   y_scale <- if (logistic) 1 else response_scale(y$y)
-  solution <- if (logistic) {
-    binned_logistic_ridge(map, cols, max.col(y$y, "first"), response$levels, weights, folds,
-                          lambda, tol, max_iter, backend, verbose, call = call)  # R/krr_binned_logistic.R
-  } else {
-    binned_ridge(map, NULL, y$y / y_scale, lambda, folds, tol, max_iter, backend,
-                 verbose, if (has_weights) weights, cols = cols,
-                 classify = identical(response$type, "class"))
+  bins <- chunked_bins(data, engine, col_names, rows, list(map = map, cols = cols), call)
+  ard <- isotropic <- NULL
+  if (identical(sigma, "ard")) {
+    # As in memory (R/krr.R), the proxy search on the first chunks' rows.
+    ard <- with_stream_restored(ard_map_chunked(map, data, backend, call = call))  # R/ard.R
+    sigma <- NULL
+    if (isTRUE(ard$report$kept)) {
+      if (!logistic && by_cv) isotropic <- map
+      map <- bins$rebin(ard$map, ard$map$kernel$sigma)  # its bins: from every chunk
+    }
   }
-  solution$fitted <- NULL  # chunked fits keep no fitted values
-  search <- unscale_search(list(map = map, solution = solution, sigma_path = NULL, read = read),
-                           y_scale)
+  note_sigma_candidates(sigma, map$d)  # R/krr.R
+  sigmas <- if (identical(sigma, "auto") || !is.null(isotropic)) "auto" else
+    bandwidth_candidates(sigma, map, lambda, call = call)
+  search <- if (logistic) {
+    binned_logistic_search(map, bins, max.col(y$y, "first"), response$levels, sigmas, lambda,
+                           folds, weights, tol, max_iter, backend, verbose)  # R/krr_binned_logistic.R
+  } else {
+    binned_bandwidth_search(map, bins, y$y / y_scale, sigmas, lambda, folds, tol, max_iter,
+                            backend, verbose, if (has_weights) weights,
+                            classify = identical(response$type, "class"),
+                            baseline = isotropic)  # R/krr_binned_search.R
+  }
+  rm(bins)
+  search$read <- search$read + read
+  search$solution$fitted <- NULL  # chunked fits keep no fitted values
+  search <- unscale_search(search, y_scale)
+  if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R
   fit <- warn_if_interpolating(new_krr_fit(search, if (by_cv) seq_len(n_folds), response,
                                            length(weights), col_names, started, call))
+  fit$ard <- ard$report
   fit$weights <- if (has_weights) weights
   if (!logistic && identical(response$type, "class")) {
     # for predict(type = "prob"), as in memory (R/calibration.R)
@@ -82,9 +98,49 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   }
   if (logistic) {
     fit$loss <- loss
-    fit$logistic <- solution$logistic
+    fit$logistic <- search$solution$logistic
   }
   fit
+}
+
+# Where binned_bandwidth_search() finds the bins of chunked rows (as
+# memory_bins() does in memory): a candidate's table of occupied bins from
+# one pass over the chunks (chunked_bin_table()), its rows' columns from
+# another, checked against the `rows` each chunk held in the first pass.
+# `first`: the map of the first pass and its columns, not read again.
+chunked_bins <- function(data, engine, col_names, rows, first, call) {
+  force(first)  # now: the caller's `map` may change after
+  columns <- function(map) {
+    if (identical(map, first$map)) return(first$cols)
+    cols <- list()
+    n_read <- for_each_chunk_task(data, "binned_chunk_columns",
+                                  list(map = map, col_names = col_names, what = "holds bad data"),
+                                  engine = engine, verbose = FALSE, call = call,
+                                  consume = function(part, i) {
+      if (i > length(rows) || nrow(part) != rows[i]) {
+        abort_arg("Chunk {i} changed between passes over the data: chunk sources must give the same rows on every pass.",
+                  call = call)
+      }
+      cols[[i]] <<- part
+    })
+    if (n_read != length(rows)) {
+      abort_arg("The data changed between passes: {length(rows)} chunks, then {n_read}.", call = call)
+    }
+    do.call(rbind, cols)
+  }
+  list(rebin = function(map, sigma) {
+         map <- rbin_rescaled(map, sigma)  # R/krr_binned_search.R
+         if (is.null(map$n_buckets)) map <- chunked_bin_table(data, map, engine, col_names, call)
+         map
+       },
+       columns = columns)
+}
+
+# The task run on each chunk of a later pass: the column of each row's bin
+# per grid (the chunk was checked in the first pass).
+binned_chunk_columns <- function(chunk, i, map, col_names, backend) {
+  x <- map_input(map, match_chunk_columns(chunk$x, col_names), arg = "x")
+  rbin_columns(map, x, task_backend(backend), arg = "x")
 }
 
 # The task run on each chunk (maybe in a worker): checks the chunk and
@@ -93,11 +149,12 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
 # orders the columns.
 binned_chunk <- function(chunk, i, map, col_names, backend) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
-  rows <- chunk_map_input(map, chunk$x)
+  given <- colnames(chunk$x)
+  if (!is.null(given)) check_column_names(given, "x", NULL)
+  # In chunk 1's order before clipping, which is column by column.
+  rows <- chunk_map_input(map, match_chunk_columns(chunk$x, col_names))
   x <- rows$x
   names <- colnames(x)
-  if (!is.null(names)) check_column_names(names, "x", NULL)
-  if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
   coded <- chunk_response(chunk$y, nrow(x))
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
   list(cols = rbin_columns(map, x, task_backend(backend), arg = "x"), y = coded$y,

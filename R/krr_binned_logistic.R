@@ -246,19 +246,19 @@ pseudo_inverse <- function(m) {
   v %*% (t(v) / e$values[keep])
 }
 
-# The search of krr_fit() for a logistic fit on an rbin map in memory
-# (`sigmas`: list(NULL) to keep the map's bandwidth, a list of numbers, or
+# The search of krr_fit() for a logistic fit on an rbin map, its rows' bins
+# from `bins` (memory_bins(), chunked_bins()) (`sigmas`: list(NULL) to keep the map's bandwidth, a list of numbers, or
 # "auto"), shaped as binned_bandwidth_search()'s result. Bandwidth
 # candidates are screened as for least squares: each one's bins are found
 # again and its lambda path scored on fold 1 only; the best gets the full
 # K-fold CV and the final fit. `labels`: class numbers of the rows.
-binned_logistic_search <- function(map, x, labels, levels, sigmas, lambda, folds, weights, tol,
+binned_logistic_search <- function(map, bins, labels, levels, sigmas, lambda, folds, weights, tol,
                                    max_iter, backend, verbose) {
   weights <- weights %||% rep(1, length(labels))
   read <- 0
   columns_of <- function(candidate) {
     began <- proc.time()[["elapsed"]]
-    cols <- rbin_columns(candidate, x, backend, arg = "x")
+    cols <- bins$columns(candidate)
     read <<- read + proc.time()[["elapsed"]] - began
     cols
   }
@@ -267,11 +267,11 @@ binned_logistic_search <- function(map, x, labels, levels, sigmas, lambda, folds
                           lambda, tol, max_iter, backend, verbose)
   }
   if (bandwidth_fixed(sigmas, folds)) {  # R/krr_binned_search.R
-    chosen <- if (is.null(sigmas[[1]])) map else rbin_with_bandwidth(map, x, sigmas[[1]], backend)
+    chosen <- if (is.null(sigmas[[1]])) map else bins$rebin(map, sigmas[[1]])
     return(list(map = chosen, solution = fit(chosen), sigma_path = NULL, read = read))
   }
   screen <- function(s) {
-    candidate <- rbin_with_bandwidth(map, x, s, backend)
+    candidate <- bins$rebin(map, s)
     screened <- binned_logistic_ridge(candidate, columns_of(candidate), labels, levels, weights,
                                       folds, lambda, tol, max_iter, backend, verbose,
                                       use_folds = 1L)

@@ -26,20 +26,24 @@
 # 0.224, bench/results/ard.md). Otherwise the
 # fit is the one without per-column bandwidths, to the bit; `baseline_kept`
 # says which, `baseline_check` holds both fold-1 errors.
-binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_iter, backend,
+binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, max_iter, backend,
                                     verbose, weights, classify = FALSE, baseline = NULL) {
-  if (bandwidth_fixed(sigmas, folds)) {
-    keep <- is.null(sigmas[[1]])
+  read <- 0
+  timed <- function(code) {
     began <- proc.time()[["elapsed"]]
-    chosen <- if (keep) map else rbin_with_bandwidth(map, x, sigmas[[1]], backend)
-    rebuilt <- proc.time()[["elapsed"]] - began
-    solution <- binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
-                             classify = classify)
-    return(list(map = chosen, solution = solution, sigma_path = NULL,
-                read = rebuilt + solution$features_time))
+    on.exit(read <<- read + proc.time()[["elapsed"]] - began)
+    code
+  }
+  # The fit at a candidate's lambdas, on its bin columns read once more.
+  ridge <- function(candidate) {
+    binned_ridge(candidate, NULL, y, lambda, folds, tol, max_iter, backend, verbose, weights,
+                 cols = timed(bins$columns(candidate)), classify = classify)
+  }
+  if (bandwidth_fixed(sigmas, folds)) {
+    chosen <- if (is.null(sigmas[[1]])) map else timed(bins$rebin(map, sigmas[[1]]))
+    return(list(map = chosen, solution = ridge(chosen), sigma_path = NULL, read = read))
   }
   weights_all <- weights %||% rep(1, nrow(y))
-  read <- 0
   top <- NULL  # the relative lambda the next path starts from (binned_lambdas())
   relative <- function(l, candidate) l / (sum(weights_all) / candidate$n_features)
   # The best candidate so far keeps its bin columns (4 bytes a row and
@@ -47,10 +51,8 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   # pass over x.
   kept <- list(score = Inf, tie = Inf)
   screen <- function(s, from = map) {
-    began <- proc.time()[["elapsed"]]
-    candidate <- if (is.null(s)) from else rbin_with_bandwidth(from, x, s, backend)
-    cols <- rbin_columns(candidate, x, backend, arg = "x")
-    read <<- read + proc.time()[["elapsed"]] - began
+    candidate <- if (is.null(s)) from else timed(bins$rebin(from, s))
+    cols <- timed(bins$columns(candidate))
     value <- 1 / sqrt(candidate$n_grids)
     ops <- binned_ops(cols, value, candidate$n_features, backend)
     path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
@@ -82,18 +84,15 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   check <- if (!is.null(baseline)) baseline_check(baseline_path, kept$path)
   if (!is.null(check) && !check$beaten) {
     chosen <- baseline
-    solution <- binned_ridge(baseline, x, y, lambda, folds, tol, max_iter, backend, verbose,
-                             weights, classify = classify)
+    solution <- ridge(baseline)
   } else {
     scores <- vapply(screened, `[[`, 0, "score")
     best <- binned_best(list(cv = scores, cv_mse = if (classify) vapply(screened, `[[`, 0, "tie")))
     chosen <- screened[[best]]$map
     solution <- if (is.null(kept$path)) {
-      # every path broke down: binned_ridge() says so
-      binned_ridge(chosen, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
-                   classify = classify)
+      ridge(chosen)  # every path broke down: binned_ridge() says so
     } else {
-      binned_lambda_choice(chosen, x, y, lambda, folds, tol, max_iter, backend, verbose, weights,
+      binned_lambda_choice(chosen, y, lambda, folds, tol, max_iter, backend, verbose, weights,
                            kept, relative, classify)
     }
     screened[[best]]$solution <- solution
@@ -109,7 +108,7 @@ binned_bandwidth_search <- function(map, x, y, sigmas, lambda, folds, tol, max_i
   sigma_path <- bandwidth_path(screened[order], scores[order])
   if (!is.null(baseline)) sigma_path$per_column <- per_column[order]
   list(map = chosen, solution = solution, sigma_path = sigma_path,
-       read = read + solution$features_time, baseline_kept = if (!is.null(check)) !check$beaten,
+       read = read, baseline_kept = if (!is.null(check)) !check$beaten,
        baseline_check = check$errors)
 }
 
@@ -137,7 +136,7 @@ baseline_check <- function(baseline, path) {
 # above it is scored on fold 1 first. When no other lambda is that close,
 # fold 1's best is kept without more CV, and `path` is fold 1's path (its
 # scores, like `sigma_path`'s). Then the fit on all rows.
-binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, backend, verbose,
+binned_lambda_choice <- function(map, y, lambda, folds, tol, max_iter, backend, verbose,
                                  weights, kept, relative, classify = FALSE) {
   path <- kept$path
   losses <- attr(path, "losses")
@@ -160,12 +159,12 @@ binned_lambda_choice <- function(map, x, y, lambda, folds, tol, max_iter, backen
     !clearly_better(losses[, l] - losses[, best], n_se = 2)  # no spread: close
   }, TRUE)
   if (sum(close) == 1) {
-    solution <- binned_ridge(map, x, y, path$lambda[best], NULL, tol, max_iter, backend,
+    solution <- binned_ridge(map, NULL, y, path$lambda[best], NULL, tol, max_iter, backend,
                              verbose, weights, cols = kept$cols, start = start, classify = classify)
     solution$path <- path
     return(solution)
   }
-  binned_ridge(map, x, y, path$lambda[close], folds, tol, max_iter, backend, verbose, weights,
+  binned_ridge(map, NULL, y, path$lambda[close], folds, tol, max_iter, backend, verbose, weights,
                cols = kept$cols, start = start, patience = Inf, classify = classify)
 }
 
@@ -208,13 +207,19 @@ auto_bandwidths <- function(sigma, screen, max_steps = 10) {
   screened
 }
 
+# Where a search finds the training rows' bins: `rebin(map, sigma)`, the map
+# at another bandwidth with its table of occupied bins built again, and
+# `columns(map)`, the rows' bin columns (rbin_columns()). Here rows in
+# memory (checked data, map_input()); chunked data: chunked_bins().
+memory_bins <- function(x, backend) {
+  list(rebin = function(map, sigma) rbin_with_bandwidth(map, x, sigma, backend),
+       columns = function(map) rbin_columns(map, x, backend, arg = "x"))
+}
+
 # The map with bandwidth `sigma` (one number, or one per column), its occupied bins found again
 # in `x` (checked data, map_input()). Hashed maps need no table.
 rbin_with_bandwidth <- function(map, x, sigma, backend, call = rlang::caller_env()) {
-  ratio <- sigma / map$kernel$sigma  # one per input column for per-column bandwidths
-  map$pitch <- map$pitch * ratio
-  map$shift <- map$shift * ratio
-  map$kernel$sigma <- sigma
+  map <- rbin_rescaled(map, sigma)
   check_bin_range(map, x, "x", call = call)
   if (is.null(map$n_buckets)) {
     built <- rbin_build_cpp(x, map$pitch, map$shift, map$center, map$scale, backend$n_threads,
@@ -225,5 +230,15 @@ rbin_with_bandwidth <- function(map, x, sigma, backend, call = rlang::caller_env
     map$n_bins <- built$n_bins
     map$n_features <- as.integer(sum(as.numeric(built$n_bins)))
   }
+  map
+}
+
+# The map's grids at bandwidth `sigma`: the pitch law is Gamma(2, sigma), so
+# its draws, rescaled, are the draws at the new bandwidth. No bin table.
+rbin_rescaled <- function(map, sigma) {
+  ratio <- sigma / map$kernel$sigma  # one per input column for per-column bandwidths
+  map$pitch <- map$pitch * ratio
+  map$shift <- map$shift * ratio
+  map$kernel$sigma <- sigma
   map
 }

@@ -5,7 +5,7 @@
 
 #' @rdname krr_fit
 #' @export
-krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_folds = 5,
+krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = NULL, n_folds = 5,
                                     n_threads = NULL, verbose = interactive(),
                                     block_size = 4096, parallel = c("auto", "future", "none"),
                                     loss = c("squared", "logistic"), tol = NULL, max_iter = 1000,
@@ -19,9 +19,14 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
       abort_arg(c("{.arg weights} must not be given with chunked data: each chunk holds its own.",
                   i = "Give each chunk a {.field weights} element, or name the column with {.code chunked(paths, weights = )}."))
     }
-    abort_arg("Arguments in {.arg ...} are not used with chunked data (the map must already be built).")
   }
-  map <- chunked_map(if (!missing(features)) features)
+  backend <- backend_settings(n_threads)  # this process's; the chunks' in `engine`
+  map_args <- map_seed_drawn(features, list(...))
+  map <- chunked_map(features, x, map_args)
+  if ((is.null(sigma) || identical(sigma, "ard")) && bandwidth_left_to_krr_fit(features, map, ...)) {
+    # As in memory (R/default_bandwidth.R), on the first chunks' rows.
+    map <- with_seed(map_args$seed, default_bandwidth_map_chunked(map, x, backend))
+  }
   binned <- inherits(map, "kitchen_rbin")
   if (!binned) check_gram_size(map$n_features)
   check_lambda(lambda)
@@ -35,7 +40,6 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   if (logistic && is.character(lambda)) lambda <- "cv"
   if (identical(lambda, "cv") || logistic_cv) check_count(n_folds, min = 2)
   if (missing(lambda) && !binned) lambda <- chunked_default_lambda(x, n_folds)
-  backend <- backend_settings(n_threads)  # this process's; the chunks' in `engine`
   engine <- chunk_engine(parallel, n_threads, backend)
   tol <- tol %||% default_tol(binned && loss == "squared")  # R/krr_binned.R
   if (binned) {
@@ -85,15 +89,17 @@ krr_fit.kitchen_chunked <- function(x, features, lambda = "cv", sigma = NULL, n_
   fit
 }
 
-# Chunked data need a map built beforehand, on a sample: building one needs
-# the data in memory.
-chunked_map <- function(features, call = rlang::caller_env()) {
-  hint <- "Build the map on a sample, for example the first chunk: {.code rff(read_chunk(x, 1)$x, 1000)}."
-  if (is.null(features) || is.character(features)) {
-    abort_arg(c("{.arg features} must be a feature map when {.arg x} is chunked data.", i = hint),
+# The map of a chunked fit: given, or built by name from the chunks (one
+# pass, two for rbin: R/map_setup_chunked.R) as krr_features() builds it
+# from data in memory. Nystroem centers are rows: they need the data in
+# memory.
+chunked_map <- function(features, data, args, call = rlang::caller_env()) {
+  if (identical(features, "nystrom")) {
+    abort_arg(c("{.code features = \"nystrom\"} needs the training rows in memory (its centers are rows).",
+                i = "Build the map on a sample of rows, for example {.code nystrom(read_chunk(x, 1)$x, 1000)}, or use {.val rff}, {.val fastfood} or {.val rbin}."),
               call = call)
   }
-  validate_map(features, arg = "features", deep = TRUE, call = call)
+  do.call(krr_features, c(list(features, data), args, list(call = call)))
 }
 
 # The CV fold of chunk i (whole chunks are folds, in turn), for every
@@ -151,11 +157,12 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
 # 1's, when known and needed) orders the columns.
 fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
-  rows <- chunk_map_input(map, chunk$x)
+  given <- colnames(chunk$x)
+  if (!is.null(given)) check_column_names(given, "x", NULL)  # they order the other chunks
+  # In chunk 1's order before clipping, which is column by column.
+  rows <- chunk_map_input(map, match_chunk_columns(chunk$x, col_names))
   x <- rows$x
   names <- colnames(x)
-  if (!is.null(names)) check_column_names(names, "x", NULL)  # they order the other chunks
-  if (!is.null(col_names)) x <- match_chunk_columns(x, col_names)
   coded <- chunk_response(chunk$y, nrow(x))
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
   y_scale <- response_scale(coded$y)  # 1 for class indicators (R/response_scale.R)
@@ -272,7 +279,8 @@ chunk_in_first_order <- function(data, i, part, col_names, task, args, engine) {
   redo$value
 }
 
-# Without names on the map, chunks are matched to the first chunk's names.
+# Without names on the map, chunks are matched to the first chunk's names
+# (x: a chunk's x, as it came; NULL col_names leave it as it is).
 match_chunk_columns <- function(x, col_names) {
   names <- colnames(x)
   if (is.null(col_names) || is.null(names) || identical(names, col_names)) return(x)

@@ -134,7 +134,7 @@ logistic_chunk_features <- function(chunk, i, map, col_names, levels, backend) {
 # that fit_chunk() computed on the statistics pass.
 logistic_chunk_rows <- function(chunk, map, col_names, levels) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
-  x <- match_chunk_columns(map_input(map, chunk$x, arg = "x"), col_names)
+  x <- map_input(map, match_chunk_columns(chunk$x, col_names), arg = "x")  # ordered, then clipped
   labels <- match(as.character(chunk$y), levels)
   if (anyNA(labels)) {
     abort_arg("{.arg y} holds labels that were not seen on the first pass over the data.")

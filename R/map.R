@@ -62,13 +62,15 @@ median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
 # newdata as the C++ side expects it for this map: checked, columns matched
 # by name when the map has names, dense double or dgCMatrix. `checked`:
 # newdata already came through as_data_matrix() (a fit's entry), so it is
-# not scanned again.
+# not scanned again. `allow_empty`: zero rows to predict are not an error.
 map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
-                      call = rlang::caller_env(), checked = FALSE, clip = TRUE) {
+                      call = rlang::caller_env(), checked = FALSE, clip = TRUE,
+                      allow_empty = FALSE) {
   # `arg` stays a promise until an error needs it (naming the caller's
   # expression costs more than checking one row), so `newdata` itself is
   # never reassigned here.
-  x <- if (checked) newdata else as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
+  x <- if (checked) newdata else
+    as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call, allow_empty = allow_empty)
   names <- colnames(x)
   if (!is.null(map$col_names) && !is.null(names)) {
     # x[, col_names] would take the first of two equal names.
@@ -117,7 +119,7 @@ fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
   training <- object$col_names
   matched <- newdata
   if (is.null(object$map$col_names) && !is.null(training)) {
-    x <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call)
+    x <- as_data_matrix(newdata, allow_sparse = TRUE, arg = arg, call = call, allow_empty = TRUE)
     names <- colnames(x)
     if (!is.null(names) && !identical(names, training)) {
       check_column_names(names[names %in% training], arg, call)
@@ -129,7 +131,7 @@ fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
       matched <- x[, training, drop = FALSE]
     }
   }
-  map_input(object$map, matched, arg = arg, call = call)
+  map_input(object$map, matched, arg = arg, call = call, allow_empty = TRUE)
 }
 
 # Refuses, with the memory it would need, a map whose numbers (or whose
@@ -196,8 +198,12 @@ print_map_fields <- function(fields) {
 # What every map needs from `x` before drawing its random numbers: the input
 # dimension, the column rescaling (none when `x` is a dimension) and the
 # kernel with its bandwidth, from the median heuristic unless `sigma_given`.
-# Call inside with_seed(): the heuristic samples rows.
+# Call inside with_seed(): the heuristic samples rows. Chunked data: one pass
+# over the chunks (R/map_setup_chunked.R).
 map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env()) {
+  if (inherits(x, "kitchen_chunked")) {
+    return(chunked_map_setup(x, scale, kernel, sigma_given, backend_settings(NULL), call = call))
+  }
   if (is.numeric(x) && length(x) == 1L && is.null(dim(x))) {
     check_count(x, arg = "x", call = call)
     if (!sigma_given) {

@@ -81,6 +81,10 @@ nystrom <- function(x, n_centers, kernel = "gaussian", sigma = NULL,
   if (is.numeric(x) && length(x) == 1L && is.null(dim(x))) {
     abort_arg("{.arg x} must be data for {.fn nystrom} (its centers are rows of it), not a dimension.")
   }
+  if (inherits(x, "kitchen_chunked")) {
+    abort_arg(c("{.arg x} must be data in memory for {.fn nystrom} (its centers are rows of it), not chunked data.",
+                i = "Build the map on a sample of rows, for example {.code nystrom(read_chunk(x, 1)$x, 1000)}; {.fn rff}, {.fn fastfood} and {.fn rbin} take chunked data."))
+  }
   check_count(n_centers, arg = "n_centers")
   sigma_given <- !is.null(sigma) || !is.character(kernel)
   kernel <- as_kernel(kernel, sigma = sigma, ...)
@@ -127,7 +131,7 @@ nystrom <- function(x, n_centers, kernel = "gaussian", sigma = NULL,
 predict.kitchen_nystrom <- function(object, newdata, n_threads = NULL, ...) {
   if (...length()) warn_unused_dots(...)  # R/krr_predict.R
   validate_map(object)
-  newdata <- map_input(object, newdata)
+  newdata <- map_input(object, newdata, allow_empty = TRUE)
   nystrom_features(object, newdata, backend_settings(n_threads))
 }
 

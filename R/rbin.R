@@ -172,7 +172,7 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
 predict.kitchen_rbin <- function(object, newdata, n_threads = NULL, ...) {
   if (...length()) warn_unused_dots(...)  # R/krr_predict.R
   validate_map(object)
-  newdata <- map_input(object, newdata)
+  newdata <- map_input(object, newdata, allow_empty = TRUE)
   rbin_features(object, newdata, backend_settings(n_threads))
 }
 

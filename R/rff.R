@@ -17,9 +17,11 @@
 #' Manhattan distances for the Laplacian kernel, Euclidean otherwise.
 #'
 #' @param x Training data (a numeric matrix, a numeric data frame or a
-#'   `Matrix::dgCMatrix`; rows are observations), or a single whole number,
-#'   the input dimension `d`, when there is no data at hand (then `sigma`
-#'   must be given and no rescaling is done).
+#'   `Matrix::dgCMatrix`; rows are observations), chunked data ([chunked()]:
+#'   the rescaling and clipping range from one pass over all chunks, as
+#'   futures under a future plan; the default `sigma` from up to 1000 rows of
+#'   chunk 1), or a single whole number, the input dimension `d`, when there
+#'   is no data at hand (then `sigma` must be given and no rescaling is done).
 #' @param n_features Number of output features (even for `"cos_sin"`).
 #' @param kernel A kernel name (`"gaussian"`, `"laplacian"`, `"cauchy"`,
 #'   `"matern"`) or a kernel object from [kernels].
@@ -158,7 +160,7 @@ predict.kitchen_rff <- function(object, newdata, n_threads = NULL, ...) {
     return(out)
   }
   validate_map(object)
-  newdata <- map_input(object, newdata)
+  newdata <- map_input(object, newdata, allow_empty = TRUE)
   rff_features(object, newdata, backend_settings(n_threads))
 }
 

@@ -45,7 +45,7 @@
 #' }
 #' data <- chunked_parquet(dir, y = "y")
 #' data
-#' map <- rff(as.matrix(read_chunk(data, 1)$x), 200, sigma = 1, seed = 1)
+#' map <- rff(data, 200, sigma = 1, seed = 1)
 #' krr_fit(data, map, lambda = 0.01, n_threads = 2)
 #' unlink(dir, recursive = TRUE)
 chunked_parquet <- function(path, x = NULL, y = NULL, weights = NULL,

@@ -360,10 +360,14 @@ test_that("rbin learns per-column scales on the dense proxy, then screens their 
   # One lambda given: the proxy's bandwidths as learned, no scale screened.
   fixed <- krr_fit(x, y, map, sigma = "ard", lambda = 0.1, n_threads = 1, verbose = FALSE)
   expect_null(fixed$sigma_path)
-  # Chunked data: rbin's bins depend on the bandwidths, which are refused.
+  # Chunked data: the proxy on the first chunks' rows (all of them here, in
+  # the same order), then the bins of every chunk: the in-memory fit.
   chunks <- chunked(list(list(x = x[1:1000, ], y = y[1:1000]), list(x = x[1001:n, ], y = y[1001:n])))
-  expect_error(krr_fit(chunks, map, sigma = "ard", n_threads = 1, verbose = FALSE, parallel = "none"),
-               "sigma", class = "kitchen_error_argument")
+  from_chunks <- krr_fit(chunks, map, sigma = "ard", lambda = 0.1, n_threads = 1, verbose = FALSE,
+                         parallel = "none")
+  expect_identical(from_chunks$map$kernel$sigma, fixed$map$kernel$sigma)
+  expect_identical(from_chunks$map$keys, fixed$map$keys)
+  expect_equal(coef(from_chunks), coef(fixed), tolerance = 1e-8)
   expect_error(krr_fit(x[1:10, ], y[1:10], map, sigma = "ard"), "at least 20 training rows",
                class = "kitchen_error_argument")
 })
@@ -395,8 +399,8 @@ test_that("rbin's per-column bandwidths must beat the map's one bandwidth on the
   folds <- kitchen:::krr_folds(NULL, n, 5)
   xs <- kitchen:::map_input(iso, x, checked = TRUE)
   search <- function(map) {
-    kitchen:::binned_bandwidth_search(map, xs, y, "auto", "auto", folds, 1e-5, 500L, backend,
-                                      FALSE, NULL, baseline = iso)
+    kitchen:::binned_bandwidth_search(map, kitchen:::memory_bins(xs, backend), y, "auto", "auto",
+                                      folds, 1e-5, 500L, backend, FALSE, NULL, baseline = iso)
   }
   lost <- search(ignoring)
   expect_true(lost$baseline_kept)

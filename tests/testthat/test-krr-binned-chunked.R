@@ -61,13 +61,70 @@ test_that("chunked rbin fits are the same on a future plan", {
   fit <- krr_fit(data, map, n_folds = 3, n_threads = 1, verbose = FALSE, parallel = "future")
   expect_identical(fit$coefficients, reference$coefficients)
   expect_identical(fit$path, reference$path)
+  # A bandwidth search reads each candidate's bins from the workers too.
+  searched <- krr_fit(data, map, sigma = "auto", n_folds = 3, n_threads = 1, verbose = FALSE,
+                      parallel = "future")
+  future::plan(old)
+  expect_identical(searched$coefficients,
+                   krr_fit(data, map, sigma = "auto", n_folds = 3, n_threads = 1, verbose = FALSE,
+                           parallel = "none")$coefficients)
+})
+
+test_that("chunked rbin fits choose sigma as in memory, on the chunks' folds", {
+  toy <- binned_chunk_toy(seed = 9)
+  map <- rbin(toy$x, 12, seed = 2)
+  data <- chunked(toy$chunks)
+  folds <- (toy$split - 1) %% 5 + 1
+  for (sigma in list("auto", c(0.25, 0.5, 1, 2))) {
+    chunked_fit <- krr_fit(data, map, sigma = sigma, n_threads = 1, verbose = FALSE,
+                           parallel = "none")
+    memory_fit <- krr_fit(toy$x, toy$y, map, sigma = sigma, folds = folds, n_threads = 1,
+                          verbose = FALSE)
+    expect_same_fit(chunked_fit, memory_fit)
+    expect_identical(chunked_fit$map$kernel$sigma, memory_fit$map$kernel$sigma)
+    expect_identical(chunked_fit$map$keys, memory_fit$map$keys)  # every chunk's bins
+    expect_equal(chunked_fit$sigma_path, memory_fit$sigma_path, tolerance = 1e-8)
+  }
+  expect_gt(nrow(chunked_fit$sigma_path), 1)
+  # one bandwidth with one lambda: the map rescaled, its bins found again
+  fixed <- krr_fit(data, map, sigma = 0.3, lambda = 0.5, n_threads = 1, verbose = FALSE)
+  expect_same_fit(fixed, krr_fit(toy$x, toy$y, map, sigma = 0.3, lambda = 0.5, n_threads = 1))
+  # classes (least squares, with calibrated probabilities) and logistic
+  classes <- chunked(lapply(toy$chunks, function(ch) list(x = ch$x, y = ch$cls)))
+  for (loss in c("squared", "logistic")) {
+    chunked_fit <- krr_fit(classes, map, sigma = "auto", loss = loss, n_threads = 1,
+                           verbose = FALSE)
+    memory_fit <- krr_fit(toy$x, toy$cls, map, sigma = "auto", loss = loss, folds = folds,
+                          n_threads = 1, verbose = FALSE)
+    expect_same_fit(chunked_fit, memory_fit)
+    expect_equal(predict(chunked_fit, toy$x[1:30, ], type = "prob"),
+                 predict(memory_fit, toy$x[1:30, ], type = "prob"), tolerance = 1e-8)
+  }
+  # per-column bandwidths: the proxy on the first chunks' rows (all 600 here)
+  ard <- krr_fit(data, map, sigma = "ard", n_threads = 1, verbose = FALSE)
+  expect_same_fit(ard, krr_fit(toy$x, toy$y, map, sigma = "ard", folds = folds, n_threads = 1,
+                               verbose = FALSE))
+  expect_false(is.null(ard$ard))
+  # chunks that change between passes are caught
+  calls <- 0
+  shifty <- chunked(function(i) {
+    if (i > 6) return(NULL)
+    calls <<- calls + 1
+    chunk <- toy$chunks[[i]]
+    rows <- if (calls > 6 && i == 2) 1:50 else seq_len(nrow(chunk$x))
+    list(x = chunk$x[rows, ], y = chunk$y[rows])
+  })
+  expect_error(krr_fit(shifty, map, sigma = c(0.5, 1), lambda = "cv", n_threads = 1,
+                       verbose = FALSE, parallel = "none"),
+               "changed between passes", class = "kitchen_error_argument")
 })
 
 test_that("chunked rbin fits refuse what they cannot do", {
   toy <- binned_chunk_toy(seed = 5)
   map <- rbin(toy$x, 10, sigma = 1, seed = 6)
   data <- chunked(toy$chunks)
-  expect_error(krr_fit(data, map, sigma = "auto", verbose = FALSE), "not available")
+  expect_error(krr_fit(data, map, sigma = "auto", lambda = 1, verbose = FALSE),
+               "Several `sigma` candidates")
   expect_error(krr_fit(data, map, lambda = -1, verbose = FALSE), "positive")
   expect_error(krr_fit(data, map, n_folds = 7, verbose = FALSE), "must not exceed")
   expect_error(krr_fit(data, map, lambda = 1, tol = 0, verbose = FALSE), "tol")

@@ -137,7 +137,11 @@ test_that("rbin logistic fits refuse bad input by name", {
                "class labels")
   two <- chunked(list(list(x = data$x[1:50, ], y = data$y[1:50]),
                       list(x = data$x[51:100, ], y = data$y[51:100])))
-  expect_error(krr_fit(two, map, loss = "logistic", sigma = 2, verbose = FALSE), "sigma")
+  # one bandwidth with one lambda: the map's bins found again in each chunk
+  rescaled <- krr_fit(two, map, loss = "logistic", sigma = 2, lambda = 0.1, verbose = FALSE)
+  expect_equal(coef(rescaled), coef(krr_fit(data$x, data$y, map, loss = "logistic", sigma = 2,
+                                            lambda = 0.1, verbose = FALSE)), tolerance = 1e-8)
+  expect_error(krr_fit(two, map, loss = "logistic", sigma = "fine", verbose = FALSE), "sigma")
   expect_error(krr_fit(two, map, loss = "logistic", n_folds = 3, verbose = FALSE), "n_folds")
   expect_error(krr_fit(data$x, data$y, map, loss = "logistic", tol = -1, verbose = FALSE), "tol")
 })

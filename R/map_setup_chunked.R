@@ -1,0 +1,86 @@
+# map_setup() for chunked data: one pass over the chunks (as futures under
+# a future plan) gathers each column's range and moments, from which come
+# the rescaling (min-max and none exactly as in memory; standard from
+# pooled means and variances, equal up to rounding) and the clipping range.
+# The default bandwidth (median distance) is taken on up to 1000 rows of
+# chunk 1. Call inside with_seed(), as map_setup(): the pass draws no
+# random numbers, the bandwidth does.
+chunked_map_setup <- function(data, scale, kernel, sigma_given, backend,
+                              call = rlang::caller_env()) {
+  engine <- chunk_engine("auto", backend$n_threads, backend, call = call)
+  parts <- list()
+  n_read <- for_each_chunk_task(data, "chunk_column_summary", list(what = "holds bad data"),
+                                engine = engine, verbose = FALSE, call = call,
+                                consume = function(part, i) parts[[i]] <<- part)
+  if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+  col_names <- parts[[1]]$names
+  d <- parts[[1]]$d
+  for (i in seq_along(parts)) {
+    with_chunk(data, i, "holds bad data", call = call, {
+      if (parts[[i]]$d != d) abort_arg("{.arg x} must have the {d} columns of chunk 1.")
+      if (!is.null(col_names)) parts[[i]] <- reorder_summary(parts[[i]], col_names)
+    })
+  }
+  range <- list(low = do.call(pmin, lapply(parts, function(p) p$range$low)),
+                high = do.call(pmax, lapply(parts, function(p) p$range$high)))
+  rescale <- pooled_rescaling(parts, range, scale, col_names, call)
+  if (sigma_given) {
+    check_bandwidth_length(kernel$sigma, d, call = call)
+  } else {
+    first <- as_data_matrix(chunk_read(data, 1, call = call)$x, allow_sparse = TRUE, arg = "x",
+                            call = call)
+    if (!is.null(col_names)) first <- first[, col_names, drop = FALSE]
+    kernel$sigma <- median_distance_bandwidth(first, rescale, kernel)
+  }
+  list(d = d, kernel = kernel, scaling = scale, rescale = rescale, range = range,
+       n_rows = vapply(parts, `[[`, 0, "n"), engine = engine)
+}
+
+# The task run on each chunk of the pass: its size, column names, ranges
+# and moments (mean and the sum of squared deviations).
+chunk_column_summary <- function(chunk, i, backend) {
+  x <- as_data_matrix(chunk$x, allow_sparse = TRUE, arg = "x")
+  if (!is.null(colnames(x))) check_column_names(colnames(x), "x", NULL)
+  n <- nrow(x)
+  mean <- if (inherits(x, "dgCMatrix")) Matrix::colMeans(x) else colMeans(x)
+  squares <- if (inherits(x, "dgCMatrix")) {
+    pmax(Matrix::colSums(x^2) - n * mean^2, 0)
+  } else {
+    colSums(sweep(x, 2, mean)^2)
+  }
+  list(n = n, d = ncol(x), names = colnames(x), range = input_range(x), mean = as.numeric(mean),
+       squares = as.numeric(squares))
+}
+
+# A chunk summary with its columns in the order of chunk 1's names.
+reorder_summary <- function(part, col_names) {
+  if (identical(part$names, col_names)) return(part)
+  if (is.null(part$names) || !setequal(part$names, col_names)) {
+    abort_arg("{.arg x} must have the columns of chunk 1.")
+  }
+  at <- match(col_names, part$names)
+  part$range <- list(low = part$range$low[at], high = part$range$high[at])
+  part$mean <- part$mean[at]
+  part$squares <- part$squares[at]
+  part
+}
+
+# The rescaling of input_rescaling() from the chunk summaries.
+pooled_rescaling <- function(parts, range, method, names, call) {
+  d <- length(range$low)
+  if (method == "none") return(list(center = rep(0, d), scale = rep(1, d), names = names))
+  if (method == "standard") {
+    n <- vapply(parts, `[[`, 0, "n")
+    center <- Reduce(`+`, Map(function(p, k) p$mean * k, parts, n)) / sum(n)
+    squares <- Reduce(`+`, lapply(parts, function(p) p$squares + p$n * (p$mean - center)^2))
+    spread <- sqrt(squares / max(sum(n) - 1, 1))
+  } else {
+    center <- range$high / 2 + range$low / 2
+    spread <- range$high / 2 - range$low / 2
+  }
+  spread[!(spread > 0)] <- 1
+  if (!all(is.finite(spread) & is.finite(1 / spread)) || !all(is.finite(center))) {
+    abort_arg("{.arg x} has columns too large or too small to rescale.", call = call)
+  }
+  list(center = as.numeric(center), scale = as.numeric(spread), names = names)
+}
