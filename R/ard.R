@@ -235,7 +235,8 @@ held_out_losses <- function(theta, train, held_out, w0, backend) {
   is_train <- seq_len(nrow(x)) <= nrow(train$x)
   s <- ridge_split(list(y = y, w = c(train$w, held_out$w)), z, is_train)
   gram <- gram_of(s$za * sqrt(s$wa), backend)  # R/gram.R
-  diag(gram) <- diag(gram) + exp(theta[d + 1]) * nrow(train$x)
+  # lambda per unit of weight: multiplying every weight by c changes nothing
+  diag(gram) <- diag(gram) + exp(theta[d + 1]) * sum(train$w)
   chol_gram <- tryCatch(chol(gram), error = function(e) NULL)
   if (is.null(chol_gram) || !all(is.finite(z))) return(rep(Inf, nrow(held_out$x)))
   beta <- backsolve(chol_gram, forwardsolve(t(chol_gram), crossprod(s$za, s$ya * s$wa)))
@@ -373,7 +374,7 @@ ard_objective <- function(theta, problem, gradient = TRUE) {
     wb <- s$wb
     za <- s$za
     zb <- s$zb
-    lambda <- exp(theta[d + 1]) * sum(a)
+    lambda <- exp(theta[d + 1]) * sum(wa)  # per unit of weight, as the Gram matrix
     gram <- gram_of(za * sqrt(wa), problem$backend)
     diag(gram) <- diag(gram) + lambda
     chol_gram <- chol(gram)

@@ -10,7 +10,9 @@
 #' option `kitchen.threads`, the environment variable `KITCHEN_NUM_THREADS`,
 #' and finally [RcppParallel::defaultNumThreads()]. A request for more threads
 #' than [RcppParallel::defaultNumThreads()] allows is capped there. Results
-#' never depend on the number of threads.
+#' never depend on the number of threads. [RcppParallel::setThreadOptions()]
+#' and `RCPP_PARALLEL_NUM_THREADS` are not used: kitchen runs its own
+#' parallel loops, so set its threads with the settings above.
 #'
 #' @param n_threads Number of threads: a whole number >= 1, or `NULL` for the
 #'   default (see [kitchen_threads()]). Results do not depend on it.
@@ -60,7 +62,15 @@ resolve_threads <- function(n_threads, call = rlang::caller_env()) {
     env <- env_value_cpp("KITCHEN_NUM_THREADS", "")  # Sys.getenv() costs a microsecond
     if (!nzchar(env)) return(available)
     n_threads <- suppressWarnings(as.numeric(env))
+    if (is.na(n_threads)) {
+      abort_arg("{.envvar KITCHEN_NUM_THREADS} must be a whole number >= 1, not {.val {env}}.",
+                call = call)
+    }
     arg <- "KITCHEN_NUM_THREADS"
+  }
+  if (is.character(n_threads)) {
+    # check_count() would show "2", as if the number were refused
+    abort_arg("{.arg {arg}} must be a number, not the string {.val {n_threads}}.", call = call)
   }
   check_count(n_threads, arg = arg, call = call)
   as.integer(min(n_threads, available))  # min() first: 1e10 is no integer

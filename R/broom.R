@@ -49,7 +49,9 @@
 #'   only the new columns are returned.
 #' @param newdata For `augment()`: new data to predict (as for
 #'   [predict()][predict.kitchen_krr]); `NULL` for the training data.
-#' @param ... Not used.
+#' @param ... For `augment()`: `new_data`, the tidymodels spelling of
+#'   `newdata` (other arguments get a warning). Not used by `tidy()` and
+#'   `glance()`.
 #' @return A tibble (or data frame).
 #' @name kitchen_krr-tidiers
 #' @examples
@@ -115,6 +117,11 @@ glance.kitchen_krr <- function(x, ...) {
 #' @rdname kitchen_krr-tidiers
 #' @exportS3Method generics::augment
 augment.kitchen_krr <- function(x, data = NULL, newdata = NULL, ...) {
+  dots <- list(...)
+  # tidymodels spells it new_data
+  if (is.null(newdata) && !is.null(dots$new_data)) newdata <- dots$new_data
+  dots$new_data <- NULL
+  if (length(dots)) do.call(warn_unused_dots, c(dots, list(fn = "augment")))  # R/krr_predict.R
   validate_fit(x)
   if (!is.null(newdata)) {
     fitted <- as.matrix(predict(x, newdata))

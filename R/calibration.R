@@ -36,6 +36,27 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
   calibration_of_scores(scores, coded, weights, backend)
 }
 
+# Why held-out scores cannot calibrate, or NULL: a fold whose fit saw no
+# row of some class (folds given by site, say, one site holding all of a
+# class) scores that class's rows as "not that class", and the calibration
+# learns it (a probability of 1e-20 for the true class of rows the fit
+# classifies right). `class_weights`: the weight of each class (columns)
+# in each fold (rows).
+calibration_problem <- function(class_weights, levels) {
+  training <- sweep(-class_weights, 2, colSums(class_weights), "+")
+  lacking <- which(training <= 0 & rep(colSums(class_weights) > 0, each = nrow(training)),
+                   arr.ind = TRUE)
+  if (!nrow(lacking)) return(NULL)
+  sprintf("the fit of CV fold %d saw no row of class \"%s\", so the held-out scores cannot be calibrated",
+          lacking[1, 1], levels[lacking[1, 2]])
+}
+
+# The weight of each class in each fold, from +1 / -1 class codes and a fold
+# number per row.
+fold_class_weights <- function(coded, weights, folds) {
+  rowsum((weights %||% rep(1, nrow(coded))) * (coded > 0), folds)
+}
+
 # Row i in fold (i - 1) %% 5 + 1 when the fit has no CV folds: no random
 # numbers drawn, so that a fit leaves the RNG state as before.
 calibration_folds <- function(n) (seq_len(n) - 1L) %% min(5L, n) + 1L

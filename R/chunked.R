@@ -15,6 +15,8 @@
 #'   `i = 1` for every pass over the data, so it must give the same chunks
 #'   each time (for example by reading the `i`-th file, or rows of a
 #'   database table by offset);
+#' * a **list of data frames** (say `split(df, df$month)`), with `y`,
+#'   `weights` and `x` naming columns as for files;
 #' * a **character vector of file paths**, each file holding a data frame:
 #'   read with `data.table::fread()` for `.csv` files when \pkg{data.table}
 #'   is installed (several times faster), else with [utils::read.csv()]
@@ -92,18 +94,18 @@
 #' its SIMD, BLAS and LAPACK choices (`kitchen.simd`, `kitchen.gemm`,
 #' `kitchen.tridiagonal`) travel with each task.
 #'
-#' @param source A list of chunks, a function of the chunk number, or a
-#'   character vector of file paths (see Details).
+#' @param source A list of chunks, a list of data frames, a function of the
+#'   chunk number, or a character vector of file paths (see Details).
 #' @param reader For file paths only: a function of one path returning a data
 #'   frame, or `NULL` to choose by the file extension: CSV files with
 #'   `data.table::fread()` when installed, else [utils::read.csv()] (see
 #'   Details), `.rds` files with [readRDS()].
-#' @param x For file paths only: the names of the predictor columns, or
-#'   `NULL` for all columns but `y`.
-#' @param y For file paths only: the name of the response column, or `NULL`
-#'   when the files hold predictors only (for prediction).
-#' @param weights For file paths only: the name of the column of sample
-#'   weights, or `NULL` for none.
+#' @param x For file paths and data frames only: the names of the predictor
+#'   columns, or `NULL` for all columns but `y`.
+#' @param y For file paths and data frames only: the name of the response
+#'   column, or `NULL` when they hold predictors only (for prediction).
+#' @param weights For file paths and data frames only: the name of the
+#'   column of sample weights, or `NULL` for none.
 #' @return An object of class `kitchen_chunked`.
 #' @seealso [read_chunk()] to read one chunk (for example to build a feature
 #'   map on it), [chunked_db()] and [chunked_parquet()] for databases and
@@ -152,6 +154,12 @@ chunked <- function(source, reader = NULL, x = NULL, y = NULL, weights = NULL) {
     if (length(formals(source)) < 1) {
       abort_arg("{.arg source} must be a function of the chunk number, {.code function(i)}; this one takes no argument.")
     }
+  } else if (is.list(source) && length(source) && !is.data.frame(source) &&
+             all(vapply(source, is.data.frame, TRUE))) {
+    if (!is.null(reader)) abort_arg("{.arg reader} is only for file paths.")
+    check_column_args(x, y, weights)
+    return(structure(list(kind = "list", source = source, frames = TRUE, x = x, y = y,
+                          weights = weights), class = "kitchen_chunked"))
   } else if (is.list(source) && !is.data.frame(source)) {
     kind <- "list"
     if (length(source) < 1) abort_arg("{.arg source} must hold at least one chunk, not an empty list.")
@@ -165,7 +173,7 @@ chunked <- function(source, reader = NULL, x = NULL, y = NULL, weights = NULL) {
   }
   if (any(files_only)) {
     given <- names(files_only)[files_only]
-    abort_arg("{.arg {given}} {?is/are} only for file paths; a {kind} source gives {.field x} and {.field y} in each chunk.")
+    abort_arg("{.arg {given}} {?is/are} only for file paths and data frames; a {kind} source gives {.field x} and {.field y} in each chunk.")
   }
   structure(list(kind = kind, source = source), class = "kitchen_chunked")
 }
@@ -265,7 +273,9 @@ chunk_read <- function(data, i, call = rlang::caller_env()) {
 chunk_read_raw <- function(data, i) {
   if (data$kind %in% c("list", "files") && i > length(data$source)) return(NULL)
   switch(data$kind,
-    list = chunk_fields(data$source[[i]]),
+    list = if (isTRUE(data$frames)) {
+      chunk_from_frame(data$source[[i]], data$x, data$y, data$weights, what = "data frame")
+    } else chunk_fields(data$source[[i]]),
     "function" = {
       chunk <- data$source(i)
       if (!is.null(chunk) && !is_chunk(chunk)) {
@@ -336,7 +346,13 @@ print.kitchen_chunked <- function(x, ...) {
   cat("<kitchen chunked data>\n")
   n <- n_chunks(x)
   fields <- switch(x$kind,
-    list = c(source = sprintf("list of %d chunk%s", n, if (n == 1) "" else "s")),
+    list = c(source = sprintf("list of %d %s", n, if (isTRUE(x$frames)) {
+               if (n == 1) "data frame" else "data frames"
+             } else if (n == 1) "chunk" else "chunks"),
+             response = if (isTRUE(x$frames)) {
+               if (is.null(x$y)) "none" else sprintf("column \"%s\"", x$y)
+             },
+             weights = if (isTRUE(x$frames) && !is.null(x$weights)) sprintf("column \"%s\"", x$weights)),
     "function" = c(source = "function of the chunk number (chunks counted when read)"),
     files = c(
       source = sprintf("%d file%s (%s%s)", n, if (n == 1) "" else "s", basename(x$source[[1]]),

@@ -82,21 +82,24 @@ raise_chunk_error <- function(data, i, out, call) {
 # `args$what` says what failed ("holds bad data", ...).
 for_each_chunk_task <- function(data, task, args, consume, engine, verbose, call,
                                 label = "Reading chunks") {
+  # cli clears the bar from an exit handler of this frame: the handlers
+  # below are added to it, not put in its place.
   if (verbose) cli::cli_progress_bar(label, total = n_chunks(data), clear = TRUE)
   args$backend <- engine$backend
   fetch <- if (engine$future) future_fetcher(data, task, args, engine$window) else
     function(i) run_chunk_task(data, i, get(task, mode = "function"), args)
-  on.exit(if (!is.null(attr(fetch, "drain"))) attr(fetch, "drain")())
+  interrupted <- FALSE
+  on.exit(if (!is.null(attr(fetch, "drain"))) attr(fetch, "drain")(interrupted), add = TRUE)
   on.exit(close_chunk_source(data), add = TRUE)
   i <- 1
-  repeat {
+  withCallingHandlers(repeat {
     out <- fetch(i)
     if (isTRUE(out$end)) break
     if (!is.null(out$error)) raise_chunk_error(data, i, out, call)
     consume(out$value, i)
     if (verbose) cli::cli_progress_update()
     i <- i + 1
-  }
+  }, interrupt = function(cnd) interrupted <<- TRUE)
   i - 1
 }
 
@@ -138,11 +141,28 @@ future_fetcher <- function(data, task, args, window) {
     if (isTRUE(out$end)) ended <<- TRUE
     out
   }
-  attr(fetch, "drain") <- function() {
+  attr(fetch, "drain") <- function(interrupted = FALSE) {
+    if (interrupted && length(pending)) {
+      # An interrupted value() leaves a worker's connection mid-message: a
+      # value() now would wait for ever (a second Ctrl-C), and the plan's
+      # workers would fail the next call. They are started again instead.
+      pending <<- list()
+      restart_plan_workers()
+      return(invisible())
+    }
     for (f in pending) try(future::value(f), silent = TRUE)
     pending <<- list()
   }
   fetch
+}
+
+# The plan set again after sequential(): its workers are shut down and new
+# ones made, as after a plan() call of the user's.
+restart_plan_workers <- function() {
+  current <- future::plan("list")
+  future::plan(future::sequential)
+  future::plan(current)
+  cli::cli_inform(c("i" = "Interrupted: the future plan's workers were started again (they were left in the middle of a chunk)."))
 }
 
 # The job of a future, in the worker; `task` is the name of a kitchen

@@ -11,8 +11,9 @@
 # fills them in; a map built on dense rows can have ranges without 0.
 input_range <- function(x) {
   if (inherits(x, "dgCMatrix")) {
-    low <- pmin(apply_columns(x, min), 0)
-    high <- pmax(apply_columns(x, max), 0)
+    range <- sparse_column_ranges(x)  # R/map.R
+    low <- pmin(range$low, 0)
+    high <- pmax(range$high, 0)
   } else {
     range <- column_ranges_cpp(x, resolve_threads(NULL))
     low <- range$low

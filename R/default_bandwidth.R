@@ -57,7 +57,7 @@ isotropic_scores <- function(problem, log_sigma, log_lambdas) {
   for (fold in 1:2) {
     a <- data$half != fold
     s <- ridge_split(data, z, a)  # R/ard.R
-    penalties <- exp(log_lambdas) * sum(a)
+    penalties <- exp(log_lambdas) * sum(s$wa)  # per unit of weight, as Z'WZ
     predictions <- if (2 * sum(a) <= ncol(z)) dual_half_ridge(s, penalties) else
       primal_half_ridge(s, penalties, problem$backend)
     norm <- 2 * sum(s$wb) * scale_y

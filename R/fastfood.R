@@ -119,6 +119,7 @@ fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
       # S = s / ||G||_F makes each row's length s (paper, eq. 35 and 36).
       block_norm <- sqrt(colSums(gauss^2))
       radial <- radial_sample(setup$kernel, p, m) / block_norm[(seq_len(m) - 1) %/% p + 1]
+      check_frequencies_finite(radial, setup$kernel)  # R/rff.R
     }
     phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
   })

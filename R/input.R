@@ -17,6 +17,9 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
     check_finite(x@x, arg = arg, call = call)
     return(x)
   }
+  # `x` itself is never reassigned: `arg` (a promise until an error needs
+  # it) names the caller's expression by looking at x.
+  out <- x
   if (is.data.frame(x)) {
     check_shape(dim(x), arg, call, allow_empty)
     numeric_cols <- vapply(x, function(col) (is.double(col) || is.integer(col)) && !is.object(col), TRUE)
@@ -25,19 +28,19 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
       abort_arg(c("{.arg {arg}} must have only numeric columns.",
                   x = "Not numeric: {.val {bad}}."), call = call)
     }
-    x <- as.matrix(x)
+    out <- as.matrix(x)
   }
   # as.matrix() makes a logical matrix of a data frame with no rows.
-  if (allow_empty && is.matrix(x) && is.logical(x) && nrow(x) == 0) storage.mode(x) <- "double"
-  if (!is.matrix(x) || !(is.double(x) || is.integer(x))) {
+  if (allow_empty && is.matrix(out) && is.logical(out) && nrow(out) == 0) storage.mode(out) <- "double"
+  if (!is.matrix(out) || !(is.double(out) || is.integer(out))) {
     what <- if (allow_sparse) "a numeric matrix, a numeric data frame or a dgCMatrix" else
       "a numeric matrix or a numeric data frame"
-    abort_arg("{.arg {arg}} must be {what}, not {.obj_type_friendly {x}}.", call = call)
+    abort_arg("{.arg {arg}} must be {what}, not {.obj_type_friendly {out}}.", call = call)
   }
-  check_shape(dim(x), arg, call, allow_empty)
-  if (is.integer(x)) storage.mode(x) <- "double"
-  check_finite(x, arg = arg, call = call)
-  x
+  check_shape(dim(out), arg, call, allow_empty)
+  if (is.integer(out)) storage.mode(out) <- "double"
+  check_finite(out, arg = arg, call = call)
+  out
 }
 
 check_shape <- function(dims, arg, call, allow_empty = FALSE) {

@@ -3,7 +3,8 @@
 # error says nothing and its test error is usually far worse. This happens
 # when lambda is given too small, or chosen among candidates that are all
 # too small, with at least as many features as rows. krr_fit() warns then
-# (the effective df is known when lambda was chosen from candidates). When
+# (the effective df is known when lambda was chosen from candidates, and
+# computed for a given one when the features are nearly as many as rows). When
 # K-fold CV chose it, the held-out rows were predicted best that way
 # (Sonar's nearly separable classes: CV often chooses the smallest
 # candidate, and those fits have the lowest test errors of
@@ -11,9 +12,11 @@
 
 interpolation_share <- 0.9
 
-warn_if_interpolating <- function(fit, call = rlang::caller_env()) {
+# `effective_df`: a given lambda's, which the path does not hold.
+warn_if_interpolating <- function(fit, effective_df = NULL, call = rlang::caller_env()) {
   chosen <- fit$path$df[fit$path$lambda == fit$lambda]
   df <- if (length(chosen)) chosen[1] else NA_real_
+  if (is.na(df) && !is.null(effective_df)) df <- effective_df
   if (is.na(df) || df < interpolation_share * fit$n) return(invisible(fit))
   by_cv <- !is.null(fit$path$cv) && !is.null(fit$n_folds)
   advice <- if (by_cv) {

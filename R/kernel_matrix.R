@@ -23,7 +23,8 @@
 #'   numeric columns or a sparse `dgCMatrix` (package Matrix, made dense).
 #'   NA, NaN and infinite values are refused.
 #' @param y `NULL` (the default) for `y = x`, or data like `x` with the same
-#'   number of columns.
+#'   number of columns (matched to `x`'s by name when both have names, as
+#'   `predict()` matches new data to a map's columns).
 #' @param kernel A kernel object such as [kernel_gaussian()] (see [kernels]),
 #'   or a kernel name (`"gaussian"`, `"laplacian"`, `"cauchy"`, `"matern"`)
 #'   for that kernel with its default parameters.
@@ -54,6 +55,7 @@ kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = N
   if (ncol(y) != ncol(x)) {
     abort_arg("{.arg y} must have the same number of columns as {.arg x} ({ncol(x)}), not {ncol(y)}.")
   }
+  y <- columns_as_in(y, colnames(x))
   kernel <- as_kernel(kernel)
   n_threads <- resolve_threads(n_threads)
   check_kernel_matrix_size(nrow(x), nrow(y))
@@ -152,4 +154,18 @@ log_bessel_k <- function(t, nu) {
     out[big] <- log_k
   }
   out
+}
+
+# y's columns in the order of `names` (x's), when both have names: matched
+# by name, as predict() matches new data to a map's columns.
+columns_as_in <- function(y, names, call = rlang::caller_env()) {
+  given <- colnames(y)
+  if (is.null(names) || is.null(given) || identical(given, names)) return(y)
+  check_column_names(given, "y", call)
+  if (!setequal(given, names)) {
+    abort_arg(c("{.arg y} must have the columns of {.arg x} when both have names.",
+                x = "Differing: {.val {union(setdiff(given, names), setdiff(names, given))}}."),
+              call = call)
+  }
+  y[, names, drop = FALSE]
 }

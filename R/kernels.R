@@ -87,11 +87,23 @@ as_kernel <- function(kernel, sigma = NULL, ..., arg = rlang::caller_arg(kernel)
     args <- list(...)
     unknown <- setdiff(names(args), setdiff(names(formals(constructor)), "sigma"))
     if (length(args) && (is.null(names(args)) || length(unknown) || any(names(args) == ""))) {
-      abort_arg("The {kernel} kernel takes no parameter{?s} {.arg {unknown}} (only named parameters of {.fn kernel_{kernel}}).",
+      # `...` reached here from a map builder's own `...`: name the builder too.
+      builder <- tryCatch(rlang::call_name(rlang::frame_call(call)), error = function(e) NULL)
+      abort_arg(c(if (is.null(builder) || length(unknown) == 0) {
+                    "The {kernel} kernel takes no parameter{?s} {.arg {unknown}} (only named parameters of {.fn kernel_{kernel}})."
+                  } else {
+                    "{.fn {builder}} has no argument {.arg {unknown}}, and the {kernel} kernel no such parameter (only those of {.fn kernel_{kernel}})."
+                  },
+                  i = if ("n_threads" %in% unknown) "Threads are set where features are computed: {.fn predict}, {.fn krr_fit}."),
                 call = call)
     }
     if (!is.null(sigma)) args$sigma <- sigma
-    return(do.call(constructor, args))
+    # Called through do.call(), the constructor's errors would name no
+    # function: they are the caller's (rff(), krr_fit(), ...).
+    return(tryCatch(do.call(constructor, args), kitchen_error_argument = function(cnd) {
+      rlang::abort(cnd$message, body = cnd$body, class = "kitchen_error_argument", call = call,
+                   use_cli_format = TRUE)
+    }))
   }
   check_kernel(kernel, arg = arg, call = call)
   if (...length()) {

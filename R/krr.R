@@ -76,6 +76,8 @@
 #'   only by their random features. (When the stream ran on through the
 #'   map's draws, `set.seed(1)` gave mtcars 2 times the median heuristic's
 #'   bandwidth with 1000 features and 4 times with 4000, and other folds.)
+#'   With a `seed` given, the folds are drawn under a seed derived from it:
+#'   the same call gives the same fit, as with ranger's `seed`.
 #' * a warning says when the chosen fit nearly interpolates its rows
 #'   (effective degrees of freedom at least 90% of the rows), which a given
 #'   `lambda` or a grid of small candidates can still produce.
@@ -374,7 +376,8 @@
 #'   `max_iter` caps each step's CG iterations (at most 100 steps). Bandwidth
 #'   candidates are screened on fold 1 as for least squares.
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
-#'   folds at random (use [set.seed()] to reproduce), unless `folds` is given.
+#'   folds at random (use [set.seed()] to reproduce, or give the map built by
+#'   name a `seed`), unless `folds` is given.
 #' @param folds Optional fold number of each row, for `lambda = "cv"`.
 #' @param sigma `NULL` to keep the map's bandwidth (for a map named by
 #'   `features`, the one chosen on a subsample, see "What the defaults
@@ -465,6 +468,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   weights <- check_weights(weights, nrow(x))
   y_scale <- response_scale(response$y)   # 1 for class codes
   response$y <- response$y / y_scale
+  y_shift <- if (response$type != "class") response_shift(response$y, weights) else 0
+  if (any(y_shift != 0)) response$y <- response$y - rep(y_shift, each = nrow(response$y))
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
@@ -472,6 +477,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   check_count(max_iter)
   solver <- match_choice(solver, krr_solvers)
   backend <- backend_settings(n_threads)  # resolved once, passed down
+  given_seed <- if (is.character(features)) list(...)$seed  # the user's, not map_seed_drawn()'s
   map_args <- map_seed_drawn(features, list(...))
   map <- do.call(krr_features, c(list(features, x), map_args))
   if (solver == "falkon") check_falkon_fit(map, lambda, sigma, loss)  # R/krr_falkon.R
@@ -486,7 +492,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
   isotropic <- NULL
   if (identical(sigma, "ard")) {
-    ard <- with_stream_restored(ard_map(map, x, response$y, weights, backend))  # R/ard.R
+    # under the map's given seed too: the same call, the same fit
+    ard <- with_stream_restored(with_seed(derived_seed(given_seed),
+                                          ard_map(map, x, response$y, weights, backend)))  # R/ard.R
     sigma <- NULL
     # Binning: the dense proxy learns how the columns' bandwidths compare,
     # not the pitch scale that binning on all rows fits best (far narrower
@@ -513,7 +521,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   note_cv_for_gcv(lambda, binned, logistic, n_folds)  # R/default_lambda.R
   by_cv <- identical(lambda, "cv") ||
     ((binned || logistic) && !(is.numeric(lambda) && length(lambda) == 1))
-  folds <- if (by_cv) krr_folds(folds, nrow(x), n_folds)
+  # A seed given for the map fixes the folds too: the same call, the same fit.
+  fold_seed <- if (is.null(folds)) given_seed
+  folds <- if (by_cv) with_seed(derived_seed(fold_seed), krr_folds(folds, nrow(x), n_folds))
 
   started <- proc.time()[["elapsed"]]
   if (logistic && binned) {
@@ -542,18 +552,20 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
       krr_statistics(candidate, x, response$y, block_size, backend, verbose, folds, weights)
     }, backend, primal = !dual)
   }
-  search <- unscale_search(search, y_scale)
+  search <- unscale_search(unshift_search(search, y_shift), y_scale)  # R/response_scale.R
   if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R
   fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),
-                                           started, call))
+                                           started, call), search$solution$effective_df)
   fit$ard <- ard$report
+  if (isTRUE(search$solution$dual)) fit$dual <- TRUE  # for summary()
   fit$loss <- loss
   fit$logistic <- search$solution$logistic
   fit$weights <- weights
   fit$fitted.values <- search$solution$fitted %||%
     predict_rows(fit, x, backend, block_size, verbose, "Fitted values")
   # named as predict_rows() names them (rbin and logistic solutions are not)
-  fitted_names <- list(rownames(x), fit$response$names)
+  # rows named by x, else by a named vector y (as lm() names them)
+  fitted_names <- list(rownames(x) %||% if (is.null(dim(y))) names(y), fit$response$names)
   if (!all(vapply(fitted_names, is.null, TRUE))) dimnames(fit$fitted.values) <- fitted_names
   if (logistic) {
     fit$fitted.values <- softmax_rows(fit$fitted.values)
@@ -563,7 +575,10 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   }
   if (!logistic && response$type == "class") {
     # For predict(type = "prob"): R/calibration.R.
-    fit$calibration <- if (binned) {
+    fit$uncalibrated <- calibration_problem(
+      fold_class_weights(response$y, weights, folds %||% calibration_folds(nrow(x))),
+      response$levels)
+    fit$calibration <- if (!is.null(fit$uncalibrated)) NULL else if (binned) {
       calibration_of_scores(search$solution$held_out_scores, response$y, weights, backend)
     } else if (solver == "direct") {
       class_calibration(fit$map, map_input(fit$map, x, arg = "x"), response$y, weights,

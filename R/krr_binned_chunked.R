@@ -59,6 +59,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
               call = call)
   }
   y_scale <- if (logistic) 1 else response_scale(y$y)
+  y_shift <- if (!identical(response$type, "class")) response_shift(y$y / y_scale, weights) else 0
   bins <- chunked_bins(data, engine, col_names, rows, list(map = map, cols = cols), call)
   ard <- isotropic <- NULL
   if (identical(sigma, "ard")) {
@@ -77,7 +78,8 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
     binned_logistic_search(map, bins, max.col(y$y, "first"), response$levels, sigmas, lambda,
                            folds, weights, tol, max_iter, backend, verbose)  # R/krr_binned_logistic.R
   } else {
-    binned_bandwidth_search(map, bins, y$y / y_scale, sigmas, lambda, folds, tol, max_iter,
+    binned_bandwidth_search(map, bins, y$y / y_scale - rep(y_shift, each = nrow(y$y)), sigmas,
+                            lambda, folds, tol, max_iter,
                             backend, verbose, if (has_weights) weights,
                             classify = identical(response$type, "class"),
                             baseline = isotropic)  # R/krr_binned_search.R
@@ -85,7 +87,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   rm(bins)
   search$read <- search$read + read
   search$solution$fitted <- NULL  # chunked fits keep no fitted values
-  search <- unscale_search(search, y_scale)
+  search <- unscale_search(unshift_search(search, y_shift), y_scale)  # R/response_scale.R
   if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R
   fit <- warn_if_interpolating(new_krr_fit(search, if (by_cv) seq_len(n_folds), response,
                                            length(weights), col_names, started, call))
@@ -93,8 +95,13 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   fit$weights <- if (has_weights) weights
   if (!logistic && identical(response$type, "class")) {
     # for predict(type = "prob"), as in memory (R/calibration.R)
-    fit$calibration <- calibration_of_scores(search$solution$held_out_scores, y$y,
-                                             if (has_weights) weights, backend)
+    fit$uncalibrated <- calibration_problem(
+      fold_class_weights(y$y, weights, folds %||% calibration_folds(length(weights))),
+      response$levels)  # R/calibration.R
+    if (is.null(fit$uncalibrated)) {
+      fit$calibration <- calibration_of_scores(search$solution$held_out_scores, y$y,
+                                               if (has_weights) weights, backend)
+    }
   }
   if (logistic) {
     fit$loss <- loss

@@ -71,7 +71,10 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here,
                        first_pass = first_pass)
   }, backend)
-  if (!logistic) search <- unscale_search(search, search$stats$y_scale)
+  if (!logistic) {
+    y_shift <- (search$stats$y_shift %||% 0) / search$stats$y_scale
+    search <- unscale_search(unshift_search(search, y_shift), search$stats$y_scale)  # R/response_scale.R
+  }
   info <- search$stats$chunks
   warn_rows_far_outside(info$far_outside, search$stats$rows)  # R/clip.R
   fit <- warn_if_interpolating(new_krr_fit(search, if (!is.null(fold_count)) seq_len(fold_count),
@@ -82,9 +85,15 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     fit$loss <- loss
     fit$logistic <- search$solution$logistic
   } else if (identical(info$response$type, "class")) {
-    # for predict(type = "prob"), as in memory (R/chunked_calibration.R)
-    fit$calibration <- chunked_class_calibration(x, fit, search$stats, block_size, backend,
-                                                 engine, verbose, here)
+    # for predict(type = "prob"), as in memory (R/chunked_calibration.R);
+    # a class's weight in a fold is (n + its +1 / -1 codes' sum) / 2
+    folds <- search$stats$folds
+    fit$uncalibrated <- if (!is.null(folds)) calibration_problem(
+      do.call(rbind, lapply(folds, function(f) (f$n + f$ysum) / 2)), info$response$levels)
+    if (is.null(fit$uncalibrated)) {
+      fit$calibration <- chunked_class_calibration(x, fit, search$stats, block_size, backend,
+                                                   engine, verbose, here)
+    }
   }
   fit
 }
@@ -132,7 +141,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
       fold <- if (!is.null(n_folds)) chunk_fold(i, n_folds)
       far_outside <<- far_outside + part$far_outside
       acc <<- add_partial(acc, map, part$stats, part$y_scale, merged$columns,
-                          response_width(merged$state), n_folds, fold)
+                          response_width(merged$state), n_folds, fold, part$y_shift)
     })
   })
   if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
@@ -143,6 +152,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
   }
   stats <- finish_statistics(acc)
   stats$y_scale <- acc$y_scale
+  stats$y_shift <- acc$y_shift
   if (response$type == "class") {
     response <- class_levels(response, call)
     stats <- class_statistics(stats, response)
@@ -165,11 +175,15 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
   names <- colnames(x)
   coded <- chunk_response(chunk$y, nrow(x))
   weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
-  y_scale <- response_scale(coded$y)  # 1 for class indicators (R/response_scale.R)
+  # a response far from 0 is shifted by its mean (R/response_scale.R)
+  y_shift <- if (coded$state$type == "class") 0 else response_shift(coded$y, weights)
+  y <- if (any(y_shift != 0)) coded$y - rep(y_shift, each = nrow(coded$y)) else coded$y
+  y_scale <- response_scale(y)  # 1 for class indicators
   acc <- new_accumulator(map, ncol(coded$y))
-  acc <- accumulate_rows(acc, map, x, coded$y / y_scale, NULL, block_size, task_backend(backend),
+  acc <- accumulate_rows(acc, map, x, y / y_scale, NULL, block_size, task_backend(backend),
                          weights = weights)
-  list(stats = acc$total, y_scale = y_scale, response = coded$state, col_names = names,
+  list(stats = acc$total, y_scale = y_scale, y_shift = y_shift, response = coded$state,
+       col_names = names,
        far_outside = rows$far_outside,
        fingerprint = chunk_fingerprint(x, coded, weights))
 }
@@ -227,10 +241,13 @@ chunk_columns_differ <- function(names, col_names) {
 # the running sums are kept in units of the largest so far, so that at the
 # end they are in those of response_scale() of all rows, as in memory.
 # Powers of two rescale exactly: a response of order 1 gives the same bits.
-add_partial <- function(acc, map, stats, y_scale, columns, k, n_folds, fold) {
+# A chunk's sums are of y - y_shift (0, or the mean of a response far from
+# 0): they are moved to chunk 1's shift, a small step when chunks agree.
+add_partial <- function(acc, map, stats, y_scale, columns, k, n_folds, fold, y_shift = 0) {
   if (is.null(acc)) {
     acc <- new_accumulator(map, k, n_folds)
     acc$y_scale <- y_scale
+    acc$y_shift <- y_shift
   }
   if (y_scale > acc$y_scale) {
     acc$total <- rescale_response_sums(acc$total, acc$y_scale / y_scale)
@@ -241,6 +258,8 @@ add_partial <- function(acc, map, stats, y_scale, columns, k, n_folds, fold) {
   } else if (y_scale < acc$y_scale) {
     stats <- rescale_response_sums(stats, y_scale / acc$y_scale)
   }
+  step <- (y_shift - acc$y_shift) / acc$y_scale
+  if (any(step != 0)) stats <- shift_response_sums(stats, step)
   acc <- widen_accumulator(acc, k)
   if (!identical(columns, seq_len(k))) {
     zy <- matrix(0, nrow(stats$zy), k)
@@ -258,6 +277,14 @@ add_partial <- function(acc, map, stats, y_scale, columns, k, n_folds, fold) {
     acc$per_fold[[fold]] <- sum_statistics(acc$per_fold[[fold]], stats)
   }
   acc
+}
+
+# Sums of y (Z'y, sum y, y'y) for y + step (one number per column).
+shift_response_sums <- function(stats, step) {
+  stats$yy <- stats$yy + 2 * step * stats$ysum + stats$n * step^2
+  stats$ysum <- stats$ysum + stats$n * step
+  stats$zy <- stats$zy + outer(stats$zsum, step)
+  stats
 }
 
 # Sums of y (Z'y, sum y, y'y) for y multiplied by `ratio`.
@@ -326,14 +353,15 @@ class_statistics <- function(stats, response) {
 # Predictions for every row of chunked newdata, in chunk order (each chunk
 # predicted where it is read: in this process or in a future).
 predict_chunked <- function(object, newdata, type, n_threads, block_size, parallel,
-                            call = rlang::caller_env()) {
+                            verbose = FALSE, call = rlang::caller_env()) {
   check_count(block_size, call = call)
   engine <- chunk_engine(parallel, n_threads, backend_settings(n_threads, call), call = call)
   parts <- list()
   args <- list(object = object, type = type, block_size = block_size,
                what = "could not be predicted")
-  for_each_chunk_task(newdata, "predict_chunk", args, engine = engine, verbose = FALSE,
-                      call = call, consume = function(value, i) parts[[i]] <<- value)
+  for_each_chunk_task(newdata, "predict_chunk", args, engine = engine, verbose = verbose,
+                      call = call, consume = function(value, i) parts[[i]] <<- value,
+                      label = "Predicting chunks")
   if (type == "class") {
     return(factor(unlist(lapply(parts, as.character)), levels = object$response$levels))
   }

@@ -172,7 +172,9 @@ dual_solve <- function(stats, lambda, backend, cv = NULL) {
     lambda <- lambdas[chosen]
   }
   fit <- dual_coefficients(stats, set, lambda)
-  c(fit, list(lambda = lambda, path = path,
+  # a given lambda's effective df, for warn_if_interpolating(): free here
+  if (is.na(path$df[1])) fit$effective_df <- 1 + sum(set$values / (set$values + lambda))
+  c(fit, list(dual = TRUE, lambda = lambda, path = path,
               training_rmse = sqrt(pmax(dual_rss(set, lambda), 0) / n)))
 }
 

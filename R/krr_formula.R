@@ -31,22 +31,30 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
                             offset, contrasts = NULL, ...) {
   call <- fit_call(match.call())
   names(call)[2L] <- ""  # printed as krr_fit(y ~ ., data), like lm()'s formula
-  # The model frame as lm() makes it, from the expressions of subset,
-  # weights and offset (evaluated in data, then the formula's environment):
-  # substitute() sees them through wrappers that pass `...`, where the
-  # matched call only shows ..1, ..2.
+  # The model frame as lm() makes it, with subset, weights and offset
+  # evaluated in data, then where their expressions were written: quosures
+  # see through wrappers that pass `...` (the matched call shows ..1, and
+  # substitute() the expression without its environment).
   frame_call <- list(quote(stats::model.frame), formula = x, data = data,
                      drop.unused.levels = TRUE)
-  if (!missing(subset)) frame_call$subset <- substitute(subset)
-  if (!missing(weights)) frame_call$weights <- substitute(weights)
-  if (!missing(offset)) frame_call$offset <- substitute(offset)
+  extras <- list(subset = rlang::enquo(subset), weights = rlang::enquo(weights),
+                 offset = rlang::enquo(offset))
+  scope <- if (is.list(data) || is.environment(data)) data  # else model.frame() refuses it
+  for (name in names(extras)) {
+    if (rlang::quo_is_missing(extras[[name]])) next
+    frame_call[[name]] <- eval(rlang::quo_get_expr(extras[[name]]), scope,
+                               rlang::quo_get_env(extras[[name]]))
+  }
   if (!missing(na.action)) frame_call$na.action <- na.action
-  frame_call <- as.call(frame_call)
-  frame <- eval(frame_call, parent.frame())
+  frame <- eval(as.call(frame_call), parent.frame())
   if (nrow(frame) == 0L) {
     abort_arg("{.arg data} has no rows left to fit (after {.arg subset} and {.arg na.action}).")
   }
   terms <- attr(frame, "terms")
+  if (attr(terms, "intercept") == 0L) {
+    cli::cli_warn(c("The fit keeps its intercept: {.code 0 +} or {.code - 1} in the formula only changes how factors are coded.",
+                    i = "Kernel ridge fits always have an unpenalised intercept (the response's weighted mean, for centred features)."))
+  }
   y <- stats::model.response(frame)
   if (is.character(y) || is.logical(y)) y <- factor(y)
   observed <- y
@@ -68,8 +76,8 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   fit$contrasts <- attr(design, "contrasts")
   fit$na.action <- attr(frame, "na.action")
   fit$offset <- offset
-  # The offset argument's expression, for new data (the call may only say ..3).
-  fit$call_offset <- if (!missing(offset)) frame_call$offset
+  # The offset argument's expression, evaluated in new data at predict time.
+  fit$call_offset <- if (!rlang::quo_is_missing(extras$offset)) rlang::quo_get_expr(extras$offset)
   if (!is.null(offset)) fit$fitted.values <- fit$fitted.values + offset
   fit$y <- observed
   fit

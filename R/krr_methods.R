@@ -41,6 +41,7 @@ NULL
 #' @rdname kitchen_krr-methods
 #' @export
 fitted.kitchen_krr <- function(object, ...) {
+  if (...length()) warn_unused_dots(..., fn = "fitted")  # R/krr_predict.R
   validate_fit(object)
   stats::napredict(object$na.action, fitted_values(object))
 }
@@ -48,6 +49,8 @@ fitted.kitchen_krr <- function(object, ...) {
 #' @rdname kitchen_krr-methods
 #' @export
 residuals.kitchen_krr <- function(object, ...) {
+  # lm's `type = "pearson"` and the like: the residuals are the response ones
+  if (...length()) warn_unused_dots(..., fn = "residuals")  # R/krr_predict.R
   validate_fit(object)
   fitted <- fitted_values(object)
   observed <- object$y
@@ -306,7 +309,8 @@ print.summary.kitchen_krr <- function(x, ...) {
       },
       if (fit$logistic$converged) "converged" else "NOT converged",
       format(fit$logistic$change, digits = 2)),
-    "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores",
+    "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores" else
+      if (!is.null(fit[["uncalibrated"]])) paste("none:", fit[["uncalibrated"]]),
     "bandwidth search" = if (!is.null(fit$ard)) {
       paste0(sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows,
                      fit$ard$iterations, fit$ard$time),
@@ -327,14 +331,17 @@ print.summary.kitchen_krr <- function(x, ...) {
                        if (fit$ard$kept) "" else ", dropped (not better by one standard error)")
              })
     },
-    "solver" = if (!is.null(fit$logistic)) NULL else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
+    "solver" = if (!is.null(fit$logistic)) NULL else if (isTRUE(fit[["dual"]])) {
+      "eigendecomposition of the rows' n x n Gram matrix ZZ' (dual path: fewer rows than features)"
+    } else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else
       sprintf("%s, %s iterations, relative residual %s (tol %g)%s",
               fit$solver$method %||% "conjugate gradients",
               paste(if (mirrored) fit$solver$iterations[1] else fit$solver$iterations, collapse = ", "),
               format(max(fit$solver$residual), digits = 2), fit$solver$tol,
               if (all(fit$solver$converged)) "" else ", NOT converged"),
     "time (s)" = if (is.null(fit$solver) && !inherits(fit$map, "kitchen_rbin")) {
-      sprintf("features + Z'Z %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
+      sprintf("features + %s %.2f, solve %.2f", if (isTRUE(fit[["dual"]])) "ZZ'" else "Z'Z",
+              fit$time[[1]], fit$time[[2]])
     } else if (inherits(fit$map, "kitchen_nystrom")) {
       sprintf("solve %.2f (kernel values streamed in each iteration)", fit$time[[2]])
     } else {

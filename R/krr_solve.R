@@ -28,9 +28,15 @@ krr_solve <- function(stats, lambda, backend, cv = NULL) {
   }
   gram <- gram_center_cpp(stats$gram, zbar, n, backend$n_threads)  # centred Z'Z (C++: interruptible)
 
+  effective_df <- NULL
   if (is.numeric(lambda) && length(lambda) == 1) {
     w <- ridge_solve(gram, lambda, zy, backend)
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
+    if (ncol(gram) + 1 >= interpolation_share * stats$rows) {
+      # only then can a given lambda interpolate (warn_if_interpolating())
+      values <- pmax(eigen(gram, symmetric = TRUE, only.values = TRUE)$values, 0)
+      effective_df <- 1 + sum(values / (values + lambda))
+    }
   } else {
     # GCV from the tridiagonal form of Z'Z (no eigenvectors; see
     # ridge_path.hpp); the candidates' scale is the trace over the count of
@@ -51,7 +57,7 @@ krr_solve <- function(stats, lambda, backend, cv = NULL) {
   colnames(w) <- colnames(zy)
   rss <- yy - 2 * colSums(w * zy) + gram_quadratic_forms_cpp(gram, w, backend$n_threads)
   list(coefficients = w, intercept = drop(ybar - crossprod(w, zbar)), lambda = lambda,
-       path = path, training_rmse = sqrt(pmax(rss, 0) / n))
+       path = path, training_rmse = sqrt(pmax(rss, 0) / n), effective_df = effective_df)
 }
 
 # The centred Z'Z's diagonal, as gram_center_cpp() computes it.

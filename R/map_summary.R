@@ -52,6 +52,7 @@ summary.kitchen_map <- function(object, ...) {
 #' @rdname summary.kitchen_map
 #' @export
 print.summary.kitchen_map <- function(x, max_columns = 20, ...) {
+  check_count(max_columns)
   cat("<", x$title, ">\n", sep = "")
   print_map_fields(x$fields)
   columns <- x$columns

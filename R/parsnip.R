@@ -120,6 +120,15 @@ kernel_ridge_fit <- function(x, y, penalty = NULL, rbf_sigma = NULL, num_feature
     # kernlab's width is on standardised predictors (krr_fit() names minmax).
     if (is.null(args$scale)) args$scale <- "standard"
   }
+  if (!is.null(args$features)) {
+    abort_arg("The engine chooses its map with the engine argument {.arg map} ({.val rff} or {.val fastfood}), not {.arg features}.")
+  }
+  if (!is.null(args$n_features)) {
+    # An engine n_features is the user's choice: the default num_features is not.
+    if (!missing(num_features)) abort_arg("Give {.arg num_features} or an engine {.arg n_features}, not both.")
+    num_features <- args$n_features
+    check_count(num_features, arg = "n_features")
+  }
   args$n_features <- 2 * ceiling(num_features / 2)
   args$lambda <- lambda
   fit <- do.call(krr_fit, c(list(x, y, features = map), args))

@@ -35,3 +35,29 @@ unscale_search <- function(search, scale) {
   if (!is.null(search$baseline_check)) search$baseline_check <- search$baseline_check * scale^2
   search
 }
+
+# A response far from zero against its spread (Unix times, prices with a
+# large baseline) loses its centred sum of squares to cancellation: y'y -
+# n ybar^2 of y + 1e8 kept no digit of the spread, so GCV and CV chose a
+# lambda 2000 times too large and training RMSE printed 0. Such a column
+# (|mean| over 64 standard deviations) is shifted by its weighted mean
+# before the sums; ridge with an unpenalised intercept only moves its
+# intercept by the shift. Other responses, class codes among them, are
+# left as they are (a shift of 0), bit for bit.
+response_shift <- function(y, weights = NULL) {
+  w <- weights %||% rep(1, nrow(y))
+  mean <- colSums(w * y) / sum(w)
+  spread <- sqrt(colSums(w * (y - rep(mean, each = nrow(y)))^2) / sum(w))
+  ifelse(spread > 0 & abs(mean) > 64 * spread, mean, 0)
+}
+
+# The search result of a fit on y - shift (one number per response column,
+# in the units of that fit's y), for y itself.
+unshift_search <- function(search, shift) {
+  if (!any(shift != 0)) return(search)
+  s <- search$solution
+  s$intercept <- s$intercept + shift
+  if (!is.null(s$fitted)) s$fitted <- s$fitted + rep(shift, each = nrow(s$fitted))
+  search$solution <- s
+  search
+}

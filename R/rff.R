@@ -101,6 +101,7 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
     phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
   })
 
+  check_frequencies_finite(w, setup$kernel)
   projection <- w / (setup$kernel$sigma * setup$rescale$scale)
   if (!all(is.finite(projection))) {
     abort_arg(c("{.arg sigma} ({format(setup$kernel$sigma)}) times the column scales is too small: the frequencies overflow.",
@@ -114,6 +115,47 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
     phases = phases,
     orthogonal = orthogonal
   ), class = c("kitchen_rff", "kitchen_map"))
+}
+
+#' Frequencies of a random Fourier feature map
+#'
+#' The map's `d x m` frequency matrix, one column per frequency, divided by
+#' `sigma`, oriented and scaled as [as.matrix.kitchen_fastfood()] gives a
+#' Fastfood map's: the projections are `xs %*% as.matrix(map)` for the
+#' rescaled data `xs = (x - center) / scale`. (The map stores them divided
+#' by the column scales too, as `projection`, to apply to `x - center`.)
+#'
+#' @param x A map from [rff()].
+#' @param ... Not used.
+#' @return A `d x m` numeric matrix, `m = n_features / 2` for `"cos_sin"`
+#'   and `n_features` for `"cos_phase"`, with the map's column names as row
+#'   names.
+#' @export
+#' @examples
+#' x <- matrix(rnorm(20 * 3), 20, 3)
+#' map <- rff(x, n_features = 8, sigma = 1, seed = 1)
+#' w <- as.matrix(map)
+#' xs <- scale(x[1:2, ], center = map$center, scale = map$scale)
+#' all.equal(predict(map, x[1:2, ]), cbind(cos(xs %*% w), sin(xs %*% w)) / 2,
+#'           check.attributes = FALSE)
+as.matrix.kitchen_rff <- function(x, ...) {
+  validate_map(x, deep = TRUE)
+  w <- x$projection * x$scale
+  rownames(w) <- x$col_names
+  w
+}
+
+# The frequencies (or Fastfood radii) drawn from the kernel's spectral law
+# must be finite: a Matern kernel's law is a multivariate t with 2 nu degrees
+# of freedom, whose draws overflow for a tiny nu.
+check_frequencies_finite <- function(w, kernel, call = rlang::caller_env()) {
+  if (all(is.finite(w))) return(invisible())
+  if (kernel$name == "matern") {
+    abort_arg(c("{.arg nu} ({format(kernel$nu)}) is too small: the Matern kernel's spectral law draws infinite frequencies.",
+                i = "Use a larger {.arg nu} ({.code nu = 0.5} is the exponential kernel)."),
+              call = call)
+  }
+  abort_arg("The {kernel$name} kernel's spectral law drew frequencies that are not finite.", call = call)
 }
 
 #' Features of new data from a random Fourier feature map

@@ -7,6 +7,10 @@
 with_seed <- function(seed, code, call = rlang::caller_env()) {
   if (is.null(seed)) return(code)
   check_count(seed, min = -.Machine$integer.max, arg = "seed", call = call)
+  if (seed > .Machine$integer.max) {
+    abort_arg(paste0("{.arg seed} must be a whole number from -", .Machine$integer.max, " to ",
+                     .Machine$integer.max, ", not {format(seed)}."), call = call)
+  }
   env <- globalenv()
   had_seed <- exists(".Random.seed", envir = env, inherits = FALSE)
   if (had_seed) old <- get(".Random.seed", envir = env, inherits = FALSE)
@@ -17,4 +21,11 @@ with_seed <- function(seed, code, call = rlang::caller_env()) {
   })
   set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
   code
+}
+
+# Another seed from a given one (NULL from NULL), for random numbers that
+# must not repeat the map's draws (krr_fit()'s CV folds).
+derived_seed <- function(seed) {
+  if (is.null(seed)) return(NULL)
+  as.integer((as.double(seed) * 69069 + 12345) %% .Machine$integer.max)
 }

@@ -87,3 +87,30 @@ test_that("the calibration reaches the penalised minimum of the multinomial log-
     expect_lt(max(abs(gradient)), 1e-6 * sum(case$weights))
   }
 })
+
+test_that("folds whose fits miss a class leave the fit without probabilities, and say why", {
+  x <- as.matrix(iris[, 1:4])
+  # folds by site, one site holding every setosa
+  folds <- ifelse(iris$Species == "setosa", 1L, rep(2:5, length.out = 150))
+  chunks <- lapply(split(seq_len(150), c(rep(1, 50), rep(2:6, 20))),
+                   function(r) list(x = x[r, ], y = iris$Species[r]))
+  fits <- list(
+    dense = krr_fit(x, iris$Species, rff(x, 100, seed = 1), folds = folds, n_threads = 1,
+                    verbose = FALSE),
+    binned = krr_fit(x, iris$Species, rbin(x, 10, seed = 1), folds = folds, n_threads = 1,
+                     verbose = FALSE),
+    chunked = krr_fit(chunked(chunks), rff(x, 100, seed = 1), lambda = "cv", n_threads = 1,
+                      verbose = FALSE),
+    chunked_binned = krr_fit(chunked(chunks), rbin(x, 10, seed = 1), lambda = "cv",
+                             n_threads = 1, verbose = FALSE))
+  for (fit in fits) {
+    expect_gt(mean(predict(fit, x, type = "class") == iris$Species), 0.8)
+    expect_error(predict(fit, x, type = "prob"), "fold 1 saw no row of class \"setosa\"",
+                 class = "kitchen_error_argument")
+    expect_match(paste(utils::capture.output(summary(fit)), collapse = "\n"), "none: the fit of CV fold 1")
+  }
+  # folds that each see every class: probabilities as before
+  fine <- krr_fit(x, iris$Species, rff(x, 100, seed = 1), folds = rep(1:5, 30), n_threads = 1,
+                  verbose = FALSE)
+  expect_equal(unname(rowSums(predict(fine, x, type = "prob"))), rep(1, 150))
+})

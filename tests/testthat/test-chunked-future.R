@@ -171,3 +171,45 @@ test_that("futures run in this process under plan(sequential), in the same order
   expect_error(krr_fit(chunked(chunks), map, parallel = "threads"), "parallel",
                class = "kitchen_error_argument")
 })
+
+test_that("an interrupt under a multisession plan returns at once and leaves the plan usable", {
+  skip_if_not_installed("processx")
+  skip_if_not_installed("future")
+  skip_on_os("windows")  # no SIGINT to send
+  skip_if(nzchar(Sys.getenv("KITCHEN_SANITIZER")), "under the sanitizer")
+  # Slow chunks keep futures pending at the signal. An interrupted value()
+  # once left the workers mid-message: the exit handler's value() then
+  # waited for ever, and the plan failed the next call.
+  code <- paste(
+    "library(kitchen); future::plan(future::multisession, workers = 2);",
+    "set.seed(1); x <- matrix(runif(4000 * 3), 4000); y <- sin(3 * x[, 1]);",
+    "map <- rff(x, 50, sigma = 1, seed = 1);",
+    "slow <- chunked(function(i) if (i <= 20) { Sys.sleep(0.5); r <- seq(i, 4000, by = 20); list(x = x[r, ], y = y[r]) });",
+    "fast <- chunked(function(i) if (i <= 4) { r <- seq(i, 4000, by = 4); list(x = x[r, ], y = y[r]) });",
+    "cat('ready\\n');",
+    "tryCatch(krr_fit(slow, map, lambda = 1, verbose = FALSE), interrupt = function(cnd) cat('interrupted\\n'));",
+    "fit <- krr_fit(fast, map, lambda = 1, verbose = FALSE);",
+    "cat('after', isTRUE(all.equal(coef(fit), coef(krr_fit(x, y, map, lambda = 1)))), '\\n')")
+  child <- processx::process$new(
+    file.path(R.home("bin"), "Rscript"), c("-e", code), stdout = "|", stderr = "|",
+    env = c("current", R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)))
+  on.exit(if (child$is_alive()) child$kill())
+  output <- ""
+  read_until <- function(pattern, seconds) {
+    deadline <- Sys.time() + seconds
+    while (!grepl(pattern, output) && Sys.time() < deadline && child$is_alive()) {
+      child$poll_io(100)
+      output <<- paste0(output, child$read_output())
+      child$read_error()
+    }
+    grepl(pattern, output)
+  }
+  expect_true(read_until("ready", 60))
+  Sys.sleep(2)  # the slow fit's futures are running
+  signalled <- Sys.time()
+  child$signal(2L)  # SIGINT
+  expect_true(read_until("interrupted", 30))
+  expect_lt(as.numeric(difftime(Sys.time(), signalled, units = "secs")), 10)
+  expect_true(read_until("after (TRUE|FALSE)", 60))
+  expect_match(output, "after TRUE")
+})

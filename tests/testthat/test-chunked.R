@@ -279,3 +279,22 @@ test_that("a map whose range the chunks leave far behind is warned about", {
   expect_identical(rows_far_outside(x, range), 2L)
   expect_equal(rows_far_outside(x, NULL), 0)
 })
+
+test_that("a list of data frames is a source, with its columns named as for files", {
+  d <- mtcars
+  d$w <- seq(0.5, 2, length.out = 32)
+  parts <- split(d, d$cyl)
+  frames <- chunked(parts, y = "mpg", x = c("wt", "hp"), weights = "w")
+  expect_output(print(frames), "list of 3 data frames")
+  lists <- chunked(lapply(parts, function(p) list(x = p[c("wt", "hp")], y = p$mpg, weights = p$w)))
+  map <- rff(as.matrix(d[c("wt", "hp")]), 20, sigma = 1, seed = 1)
+  expect_identical(coef(krr_fit(frames, map, lambda = 1, n_threads = 1, verbose = FALSE)),
+                   coef(krr_fit(lists, map, lambda = 1, n_threads = 1, verbose = FALSE)))
+  expect_identical(predict(krr_fit(lists, map, lambda = 1, n_threads = 1, verbose = FALSE),
+                           chunked(parts, x = c("wt", "hp"))),
+                   predict(krr_fit(lists, map, lambda = 1, n_threads = 1, verbose = FALSE),
+                           lists))
+  expect_error(krr_fit(chunked(parts, y = "nope"), map, lambda = 1, verbose = FALSE),
+               "lacks column")
+  expect_error(chunked(parts, reader = readRDS), "only for file paths")
+})

@@ -66,3 +66,24 @@ test_that("errors while matching by training names name predict()'s argument", {
   expect_s3_class(err, "kitchen_error_argument")
   expect_match(conditionMessage(err), "`newdata` must not contain NA")
 })
+
+test_that("columns the map does not use are ignored whatever their type", {
+  d <- mtcars
+  d$id <- rownames(mtcars)
+  d$when <- as.Date("2020-01-01") + seq_len(32)
+  used <- c("wt", "hp", "disp")
+  fit <- krr_fit(d[, used], d$mpg, n_features = 40, seed = 1, lambda = 1, n_threads = 1,
+                 verbose = FALSE)
+  expect_identical(predict(fit, d), predict(fit, d[, used]))
+  map <- rff(d[, used], 20, seed = 1)
+  expect_identical(predict(map, d), predict(map, d[, used]))
+  chunks <- lapply(split(d, rep(1:4, 8)), function(p) list(x = p[, c(used, "id", "when")], y = p$mpg))
+  from_chunks <- krr_fit(chunked(chunks), map, lambda = 1, n_threads = 1, verbose = FALSE)
+  order <- unlist(split(seq_len(32), rep(1:4, 8)))
+  expect_equal(coef(from_chunks), coef(krr_fit(d[order, used], d$mpg[order], map, lambda = 1,
+                                               n_threads = 1)), tolerance = 1e-10)
+  # a used column that is not numeric is still refused, by name
+  bad <- d
+  bad$hp <- as.character(bad$hp)
+  expect_error(predict(fit, bad), "Not numeric: \"hp\"", class = "kitchen_error_argument")
+})

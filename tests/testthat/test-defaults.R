@@ -103,6 +103,18 @@ test_that("a fit that interpolates its rows warns, one that does not is silent",
   expect_gt(summary(fit)$df, 0.9 * 32)
   expect_no_warning(krr_fit(mpg ~ ., mtcars, features = "rff", seed = 1, n_threads = 1,
                             lambda = c(1, 10)))
+  # One given lambda has no path: its df is computed, on the dual path
+  # (fewer rows than features) and on the primal one.
+  old <- options(kitchen.dual = NULL)
+  on.exit(options(old), add = TRUE)
+  for (dual in c(TRUE, FALSE)) {
+    options(kitchen.dual = dual)
+    expect_warning(krr_fit(mpg ~ ., mtcars, features = "rff", n_features = 60, seed = 1,
+                           n_threads = 1, lambda = 1e-12),
+                   "nearly interpolates its 32 training rows")
+    expect_no_warning(krr_fit(mpg ~ ., mtcars, features = "rff", n_features = 60, seed = 1,
+                              n_threads = 1, lambda = 10))
+  }
   # A noise-free response: CV itself prefers interpolating, and the warning
   # says CV chose it rather than advising CV.
   set.seed(2)
@@ -270,4 +282,20 @@ test_that("the lambda grid follows the kernel, not the number of features beyond
     expect_gt(ratio, 0.6)
     expect_lt(ratio, 1.6)
   }
+})
+
+test_that("a seed given to a map built by name makes the whole fit reproducible", {
+  set.seed(1)
+  x <- matrix(runif(600), 300)
+  y <- sin(6 * x[, 1]) + rnorm(300, sd = 0.1)
+  set.seed(5)
+  first <- krr_fit(x, y, n_features = 100, seed = 1, n_threads = 1, verbose = FALSE)
+  stream <- .Random.seed
+  second <- krr_fit(x, y, n_features = 100, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_identical(coef(first), coef(second))
+  expect_identical(first$path, second$path)
+  expect_identical(.Random.seed, stream)  # the user's stream is left alone
+  # another seed, other folds and map
+  expect_false(identical(coef(krr_fit(x, y, n_features = 100, seed = 2, n_threads = 1,
+                                      verbose = FALSE)), coef(first)))
 })

@@ -156,7 +156,8 @@ test_that("tiny lambdas: the interpolating fit is computed, and the warning stil
   map <- rff(s$x, 400, sigma = 1.5, seed = 1)
   old <- options(kitchen.dual = TRUE)
   on.exit(options(old))
-  fit <- krr_fit(s$x, s$y, map, lambda = 1e-12, n_threads = 2)
+  # one given lambda warns too (its df computed from the row Gram's eigenvalues)
+  expect_warning(fit <- krr_fit(s$x, s$y, map, lambda = 1e-12, n_threads = 2), "nearly interpolates")
   expect_true(all(is.finite(fit$coefficients)))
   expect_lt(max(abs(fit$fitted.values - s$y)), 1e-6)  # the minimum-norm interpolant
   expect_warning(krr_fit(s$x, s$y, map, lambda = c(1e-12, 1e-10), n_threads = 2),
@@ -203,4 +204,22 @@ test_that("a dual fit predicts, summarises and survives saveRDS() as a primal on
   again <- readRDS(path)
   expect_identical(predict(again, s$x[1:5, ]), predict(fit, s$x[1:5, ]))
   expect_output(print(summary(fit)))
+})
+
+test_that("summary() names the path that solved the fit", {
+  set.seed(1)
+  x <- matrix(rnorm(60 * 3), 60)
+  y <- x[, 1] + rnorm(60)
+  old <- options(kitchen.dual = NULL)
+  on.exit(options(old))
+  dual <- paste(utils::capture.output(print(summary(krr_fit(x, y, rff(x, 200, sigma = 1, seed = 1),
+                                                              lambda = 1, n_threads = 1)))),
+                collapse = "\n")
+  expect_match(dual, "dual path: fewer rows than features")
+  options(kitchen.dual = FALSE)
+  primal <- paste(utils::capture.output(print(summary(krr_fit(x, y, rff(x, 200, sigma = 1, seed = 1),
+                                                                lambda = 1, n_threads = 1)))),
+                  collapse = "\n")
+  expect_match(primal, "Cholesky of Z'Z")
+  expect_no_match(primal, "dual path")
 })

@@ -75,3 +75,36 @@ test_that("maps refuse data too small to rescale instead of storing infinite fre
   expect_error(nystrom(tiny, 2, scale = "none", sigma = c(1, 1e-320)),
                class = "kitchen_error_argument", regexp = "sigma")
 })
+
+test_that("a response far from zero gets the lambda and the scores of the centred one", {
+  set.seed(1)
+  x <- matrix(runif(1200), 600)
+  y <- sin(6 * x[, 1]) + rnorm(600, sd = 0.1)
+  folds <- rep(1:5, 120)
+  map <- rff(x, 100, sigma = 0.5, seed = 1)
+  binned <- rbin(x, 8, seed = 1)
+  chunks <- function(shift) {
+    lapply(split(seq_len(600), rep(1:5, each = 120)), function(r) list(x = x[r, ], y = y[r] + shift))
+  }
+  fits <- function(shift) {
+    list(gcv = krr_fit(x, y + shift, map, lambda = "gcv", n_threads = 1),
+         cv = krr_fit(x, y + shift, map, folds = folds, n_threads = 1),
+         binned = krr_fit(x, y + shift, binned, folds = folds, n_threads = 1, verbose = FALSE),
+         chunked = krr_fit(chunked(chunks(shift)), map, lambda = "gcv", n_threads = 1,
+                           verbose = FALSE),
+         chunked_cv = krr_fit(chunked(chunks(shift)), map, n_threads = 1, verbose = FALSE),
+         chunked_binned = krr_fit(chunked(chunks(shift)), binned, n_threads = 1, verbose = FALSE))
+  }
+  centred <- fits(0)
+  for (shift in c(1e8, -1e10)) {
+    shifted <- fits(shift)
+    for (kind in names(centred)) {
+      label <- paste(kind, shift)
+      expect_equal(shifted[[kind]]$lambda, centred[[kind]]$lambda, tolerance = 1e-6, label = label)
+      expect_equal(shifted[[kind]]$training_rmse, centred[[kind]]$training_rmse, tolerance = 1e-4,
+                   label = label)
+      expect_equal(predict(shifted[[kind]], x[1:20, ]) - shift, predict(centred[[kind]], x[1:20, ]),
+                   tolerance = 1e-5, label = label)
+    }
+  }
+})

@@ -199,3 +199,48 @@ for (case in catalogue) {
     expect_match(conditionMessage(err), case[[3]])
   })
 }
+
+test_that("awkward inputs of the fourth tour get clear errors or the right answer", {
+  x <- as.matrix(mtcars[, c("wt", "hp", "disp")])
+  # kernel_matrix() matches y's columns to x's by name, as predict() does
+  expect_identical(kernel_matrix(x[1:3, ], x[1:3, c("disp", "hp", "wt")], n_threads = 1),
+                   kernel_matrix(x[1:3, ], n_threads = 1))
+  expect_error(kernel_matrix(x, `colnames<-`(x, c("a", "b", "c"))), "columns of `x`",
+               class = "kitchen_error_argument")
+  # a Matern law too heavy-tailed to draw from: the error names nu
+  for (build in list(rff, fastfood)) {
+    expect_error(build(x, 16, kernel = kernel_matern(nu = 1e-4), seed = 1), "`nu`",
+                 class = "kitchen_error_argument")
+  }
+  # the argument's name, not its deparsed value
+  with_na <- x
+  with_na[3, 2] <- NA
+  expect_error(krr_fit(as.data.frame(with_na), mtcars$mpg), "^`x` must not contain",
+               class = "kitchen_error_argument")
+  expect_error(rbin(as.data.frame(with_na), 5), "^`x` must not contain",
+               class = "kitchen_error_argument")
+  expect_error(rff(x, 10, seed = 1e10), "`seed` must be a whole number from",
+               class = "kitchen_error_argument")
+  expect_error(rff(x, 10, n_threads = 2), "`rff\\(\\)` has no argument `n_threads`",
+               class = "kitchen_error_argument")
+  expect_warning(fit <- krr_fit(mpg ~ 0 + wt + hp, mtcars, lambda = 1, n_features = 20, seed = 1,
+                                n_threads = 1), "keeps its intercept")
+  expect_equal(coef(fit), coef(krr_fit(mpg ~ wt + hp, mtcars, lambda = 1, n_features = 20,
+                                       seed = 1, n_threads = 1)))
+})
+
+test_that("methods warn about arguments they do not use, and check the ones they take", {
+  fit <- krr_fit(mpg ~ wt + hp, mtcars, lambda = 1, n_features = 20, seed = 1, n_threads = 1)
+  expect_warning(residuals(fit, type = "pearson"), "not used by `residuals\\(\\)`")
+  expect_warning(fitted(fit, type = "x"), "not used by `fitted\\(\\)`")
+  expect_error(predict(fit, mtcars, parallel = "x"), "`parallel` must be one of")
+  skip_if_not_installed("generics")
+  expect_identical(nrow(generics::augment(fit, new_data = mtcars[1:3, ])), 3L)
+  map <- rff(as.matrix(mtcars[, 1:3]), 10, seed = 1)
+  expect_error(print(summary(map), max_columns = 0), "max_columns")
+  # a named vector y names the fitted values when x has no row names, as in lm()
+  y <- stats::setNames(mtcars$mpg, rownames(mtcars))
+  named <- krr_fit(unname(as.matrix(mtcars[, c("wt", "hp")])), y, lambda = 1, n_features = 20,
+                   seed = 1, n_threads = 1)
+  expect_identical(names(fitted(named)), rownames(mtcars))
+})

@@ -235,3 +235,32 @@ test_that("rbin and logistic fits name their fitted values as other fits do", {
                       verbose = FALSE)
   expect_identical(dimnames(fitted(logistic)), list(rownames(iris), levels(iris$Species)))
 })
+
+test_that("subset, weights and offset passed through a wrapper's ... are the caller's", {
+  # The wrapper has variables of the same names: lm() ignores them, so must krr_fit().
+  wrapper <- function(data, ...) {
+    n <- nrow(data)
+    w <- rep(1, n)
+    krr_fit(mpg ~ wt + hp, data = data, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
+            verbose = FALSE, ...)
+  }
+  caller <- function() {
+    n <- 10
+    w <- seq(0.1, 5, length.out = 32)
+    list(subset = wrapper(mtcars, subset = seq_len(n)), weights = wrapper(mtcars, weights = w))
+  }
+  fits <- caller()
+  expect_identical(fits$subset$n, 10L)
+  expect_identical(fits$weights$weights, seq(0.1, 5, length.out = 32))
+  # Data columns through the wrapper, as when called directly.
+  direct <- krr_fit(mpg ~ wt + hp, mtcars, weights = cyl, subset = am == 1, offset = log(disp),
+                    lambda = 1, n_features = 40, seed = 1, n_threads = 1, verbose = FALSE)
+  through <- wrapper(mtcars, weights = cyl, subset = am == 1, offset = log(disp))
+  expect_identical(through$n, 13L)
+  expect_identical(coef(through), coef(direct))
+  expect_identical(predict(through, mtcars), predict(direct, mtcars))
+  # the offset of new data is the argument's expression, evaluated in them
+  doubled <- transform(mtcars, disp = 2 * disp)  # disp is not a predictor
+  expect_equal(predict(direct, doubled) - predict(direct, mtcars), rep(log(2), 32),
+               ignore_attr = TRUE)
+})

@@ -143,3 +143,21 @@ test_that("bad weights are refused with the argument named", {
   expect_error(fit_with(rep(0, 50)), "all be zero")
   expect_error(fit_with(letters[1:50]), "numeric vector")
 })
+
+test_that("multiplying every weight by a constant leaves the bandwidth choices and the fit alone", {
+  x <- as.matrix(mtcars[, c("wt", "hp", "disp")])
+  folds <- rep(1:5, length.out = 32)
+  base <- seq(0.5, 2, length.out = 32)
+  fits <- lapply(c(1, 1 / 32, 1e-8, 1e8), function(k) {
+    list(auto = krr_fit(x, mtcars$mpg, weights = base * k, folds = folds, seed = 1,
+                        n_features = 200, n_threads = 1, verbose = FALSE),
+         ard = krr_fit(x, mtcars$mpg, weights = base * k, folds = folds, seed = 1,
+                       n_features = 200, sigma = "ard", n_threads = 1, verbose = FALSE))
+  })
+  for (f in fits[-1]) {
+    for (kind in c("auto", "ard")) {
+      expect_identical(f[[kind]]$map$kernel$sigma, fits[[1]][[kind]]$map$kernel$sigma)
+      expect_equal(fitted(f[[kind]]), fitted(fits[[1]][[kind]]), tolerance = 1e-8)
+    }
+  }
+})

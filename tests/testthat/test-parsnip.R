@@ -122,3 +122,17 @@ test_that("with loss = \"logistic\", prob predictions are the fit's class probab
   expect_identical(predict(fit, iris[c(1, 51, 101), ], type = "class")$.pred_class,
                    predict(direct, iris[c(1, 51, 101), 1:4], type = "class"))
 })
+
+test_that("engine n_features is honoured, and an engine features is refused by name", {
+  skip_if_not_installed("parsnip")
+  spec <- parsnip::set_engine(kernel_ridge(mode = "regression"), "kitchen", n_features = 100,
+                              seed = 1, n_threads = 1)
+  expect_identical(parsnip::fit(spec, mpg ~ ., mtcars)$fit$map$n_features, 100L)
+  both <- parsnip::set_engine(kernel_ridge(mode = "regression", num_features = 50), "kitchen",
+                              n_features = 100)
+  expect_error(parsnip::fit(both, mpg ~ ., mtcars), "not both")
+  binned <- parsnip::set_engine(kernel_ridge(mode = "regression"), "kitchen", features = "rbin")
+  err <- tryCatch(parsnip::fit(binned, mpg ~ ., mtcars), error = identity)
+  expect_match(conditionMessage(err), "engine argument `map`")
+  expect_lt(nchar(conditionMessage(err)), 500)  # not the training data, deparsed
+})

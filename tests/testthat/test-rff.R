@@ -264,7 +264,7 @@ test_that("R's BLAS and the Eigen product give the same features", {
 test_that("kernel parameters in ... are checked", {
   x <- matrix(rnorm(20), 10, 2)
   expect_identical(rff(x, 8, kernel = "matern", nu = 2.5, seed = 1)$kernel$nu, 2.5)
-  expect_error(rff(x, 8, kernel = "gaussian", nu = 2), "takes no parameter")
+  expect_error(rff(x, 8, kernel = "gaussian", nu = 2), "no such parameter")
   expect_error(rff(x, 8, kernel = kernel_matern(), nu = 3), "only used with a kernel name")
   expect_error(rff(data.frame(), 8), "at least one row and one column")
 })
@@ -279,4 +279,32 @@ test_that("one row at a time gives the same features as a batch", {
     expect_equal(rows, batch, tolerance = 1e-15)
     expect_equal(predict(map, x[1:3, ]), batch[1:3, ], tolerance = 1e-15)
   }
+})
+
+test_that("sparse columns' ranges count their unstored zeros, as dense ones", {
+  set.seed(11)
+  for (i in 1:15) {
+    n <- sample(1:25, 1)
+    x <- Matrix::rsparsematrix(n, sample(1:12, 1), runif(1))
+    x[, 1] <- rnorm(n)  # a column with every value stored
+    x <- methods::as(x, "CsparseMatrix")
+    dense <- as.matrix(x)
+    ranges <- kitchen:::sparse_column_ranges(x)
+    expect_identical(ranges$low, unname(apply(dense, 2, min)))
+    expect_identical(ranges$high, unname(apply(dense, 2, max)))
+    expect_identical(rff(x, 10, sigma = 1, scale = "minmax", seed = 1)$scale,
+                     rff(dense, 10, sigma = 1, scale = "minmax", seed = 1)$scale)
+  }
+})
+
+test_that("as.matrix() of an rff map gives its frequencies for the rescaled inputs", {
+  set.seed(3)
+  x <- matrix(rnorm(30 * 3), 30, 3, dimnames = list(NULL, c("a", "b", "c")))
+  map <- rff(x, 10, sigma = 1.5, seed = 1)
+  w <- as.matrix(map)
+  expect_identical(dim(w), c(3L, 5L))
+  expect_identical(rownames(w), c("a", "b", "c"))
+  xs <- scale(x[1:4, ], center = map$center, scale = map$scale)
+  expect_equal(predict(map, x[1:4, ]), cbind(cos(xs %*% w), sin(xs %*% w)) / sqrt(5),
+               tolerance = 1e-12, ignore_attr = TRUE)
 })

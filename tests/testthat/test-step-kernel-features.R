@@ -96,3 +96,16 @@ test_that("num_features can be tuned: a tune() placeholder, a dials parameter", 
   expect_identical(tidied$terms, c("wt", "hp"))
   expect_true(all(is.na(tidied$num_features)))
 })
+
+test_that("bake() and a parsnip fit's predict() take zero rows", {
+  skip_if_not_installed("recipes")
+  skip_if_not_installed("parsnip")
+  prepped <- recipes::prep(step_kernel_features(
+    recipes::recipe(mpg ~ wt + hp, mtcars), recipes::all_numeric_predictors(), num_features = 4))
+  baked <- recipes::bake(prepped, mtcars[0, ])
+  expect_identical(dim(baked), c(0L, 5L))
+  model <- parsnip::fit(parsnip::set_engine(kernel_ridge(mode = "regression"), "kitchen",
+                                            n_threads = 1),
+                        mpg ~ ., data = mtcars)
+  expect_identical(nrow(predict(model, mtcars[0, ])), 0L)
+})
