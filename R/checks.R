@@ -43,6 +43,19 @@ abort_nonfinite <- function(x, arg = rlang::caller_arg(x),
             call = call)
 }
 
+# The same for a dgCMatrix, whose stored values are checked: the row and
+# column of the first bad one, not its position among them.
+check_finite_sparse <- function(x, arg, call) {
+  bad <- first_nonfinite_cpp(x@x)
+  if (bad == 0) return(invisible(x))
+  column <- findInterval(bad - 1, x@p)  # stored values of column j: p[j] + 1 .. p[j + 1]
+  at <- (column - 1) * as.double(nrow(x)) + x@i[bad] + 1
+  value <- x@x[[bad]]
+  abort_arg(c("{.arg {arg}} must not contain NA, NaN or infinite values.",
+              x = "{element_label(x, at)} is {.val {value}}."),
+            call = call)
+}
+
 # Where element `i` of x (1-based, column-major) is, in the user's terms: the
 # row and column of a matrix (by name when it has names), else its position.
 element_label <- function(x, i) {

@@ -14,7 +14,7 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
                   x = "{problem}."), call = call)
     }
     check_shape(dim(x), arg, call, allow_empty)
-    check_finite(x@x, arg = arg, call = call)
+    check_finite_sparse(x, arg, call)  # R/checks.R
     return(x)
   }
   # `x` itself is never reassigned: `arg` (a promise until an error needs

@@ -477,6 +477,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   check_count(max_iter)
   solver <- match_choice(solver, krr_solvers)
   backend <- backend_settings(n_threads)  # resolved once, passed down
+  if (!is.null(folds) && !missing(n_folds)) {
+    cli::cli_warn("{.arg n_folds} is not used: {.arg folds} gives the folds.")
+  }
   given_seed <- if (is.character(features)) list(...)$seed  # the user's, not map_seed_drawn()'s
   map_args <- map_seed_drawn(features, list(...))
   map <- do.call(krr_features, c(list(features, x), map_args))
@@ -512,9 +515,11 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     bandwidth_candidates(sigma, map, lambda)  # (R/ard.R)
   logistic <- loss == "logistic"
   if (logistic) check_logistic(response, map)
+  given_columns <- colnames(x)
   # Checked above; matched to the map's columns and clipped once here: the
   # passes below and the fitted values take these rows as they are.
   x <- map_input(map, x, arg = "x", checked = TRUE)
+  warn_unused_columns(given_columns, map$col_names)  # (a missing one was an error)
   if (!binned) check_gram_size(map$n_features)
   # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
   # every lambda choice is by CV.
@@ -686,6 +691,17 @@ rescale_bandwidth <- function(map, sigma, call = rlang::caller_env()) {
   }
   map$kernel$sigma <- sigma
   map
+}
+
+# Training columns that a given map does not use are left out of the fit,
+# as predict() leaves them out of new data; a formula's predictors or x's
+# columns left out are rarely meant, so the fit says so.
+warn_unused_columns <- function(names, map_names, call = rlang::caller_env()) {
+  unused <- setdiff(names, map_names)
+  if (is.null(map_names) || !length(unused)) return(invisible())
+  cli::cli_warn(c("The map does not use {cli::qty(length(unused))}column{?s} {.val {unused}} of the training data: the fit leaves {?it/them} out.",
+                  i = "Build the map on all the columns to use them (or drop them from {.arg x} or the formula)."),
+                call = call)
 }
 
 # The map to fit with: given, or built from x by name.

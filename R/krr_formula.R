@@ -67,9 +67,19 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
     y <- y - offset
   }
   design <- formula_design(terms, frame, contrasts)
-  # Through the generic, not krr_fit.default(): its errors then name
-  # krr_fit(), the function the user called.
-  fit <- krr_fit(design, y, features = features, weights = stats::model.weights(frame), ...)
+  # Its errors are shown as the user's call (the inner one would print
+  # krr_fit(design, y, ...), names the user never wrote).
+  fit <- withCallingHandlers(tryCatch(
+    krr_fit(design, y, features = features, weights = stats::model.weights(frame), ...),
+    kitchen_error_argument = function(cnd) {
+      cnd$call <- call
+      stop(cnd)
+    }), rlang_warning = function(cnd) {
+      # kitchen's warnings (cli's), likewise
+      cnd$call <- call
+      warning(cnd)
+      invokeRestart("muffleWarning")
+    })
   fit$call <- call
   fit$terms <- terms
   fit$xlevels <- stats::.getXlevels(terms, frame)

@@ -244,3 +244,16 @@ test_that("methods warn about arguments they do not use, and check the ones they
                    seed = 1, n_threads = 1)
   expect_identical(names(fitted(named)), rownames(mtcars))
 })
+
+test_that("a sparse matrix's non-finite value is located by row and column", {
+  x <- Matrix::sparseMatrix(i = c(1, 3, 2), j = c(1, 2, 3), x = c(1, Inf, 2), dims = c(4, 3),
+                            dimnames = list(NULL, c("a", "b", "c")))
+  expect_error(rff(x, 10, sigma = 1), "Row 3, column 2 \\(\"b\"\\) is Inf",
+               class = "kitchen_error_argument")
+})
+
+test_that("n_folds given with folds is said to be unused", {
+  x <- as.matrix(mtcars[, c("wt", "hp")])
+  expect_warning(krr_fit(x, mtcars$mpg, n_features = 20, seed = 1, folds = rep(1:4, 8),
+                         n_folds = 5, n_threads = 1), "`n_folds` is not used")
+})

@@ -264,3 +264,16 @@ test_that("subset, weights and offset passed through a wrapper's ... are the cal
   expect_equal(predict(direct, doubled) - predict(direct, mtcars), rep(log(2), 32),
                ignore_attr = TRUE)
 })
+
+test_that("a formula fit's errors and warnings show the user's call; unused predictors warn", {
+  d <- data.frame(y = rnorm(30), x1 = runif(30), x2 = runif(30))
+  map <- rff(as.matrix(d["x1"]), 10, sigma = 1, seed = 1)
+  warned <- tryCatch(krr_fit(y ~ x1 + log(x2), d, features = map, lambda = 1, n_threads = 1),
+                     warning = identity)
+  expect_match(conditionMessage(warned), "does not use column \"log\\(x2\\)\"")
+  expect_match(paste(deparse(conditionCall(warned)), collapse = ""), "^krr_fit\\(y ~ x1 \\+ log\\(x2\\)")
+  err <- tryCatch(krr_fit(y ~ x2, d, features = map), error = identity)
+  expect_s3_class(err, "kitchen_error_argument")
+  expect_no_match(paste(deparse(conditionCall(err)), collapse = ""), "design")
+  expect_no_warning(krr_fit(y ~ x1, d, features = map, lambda = 1, n_threads = 1))
+})
