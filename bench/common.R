@@ -40,10 +40,16 @@ write_result <- function(lines, name) {
 
 # Forest CoverType from ../shared/data with the split of Rahimi & Recht's
 # sizes (522910 training, 58102 test rows), fixed by seed 2007.
-covtype_split <- function() {
+# `sample_rows` > 0 keeps that many of the training and of the test rows
+# (the first ones), to check a script end to end.
+covtype_split <- function(sample_rows = 0) {
   env <- new.env()
   load(shared_data("covtype.RData"), envir = env)
   split <- split_rows(nrow(env$covtype.libsvm$X), 522910)
+  if (sample_rows > 0) {
+    split$train <- split$train[seq_len(sample_rows)]
+    split$test <- split$test[seq_len(min(length(split$test), sample_rows))]
+  }
   list(x = env$covtype.libsvm$X, y = factor(env$covtype.libsvm$y),
        train = split$train, test = split$test)
 }

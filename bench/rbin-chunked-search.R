@@ -33,14 +33,10 @@ if (length(args) && args[1] == "child") {
   quit(save = "no")
 }
 
-covtype <- covtype_split()
+sample_rows <- as.integer(Sys.getenv("RBIN_BENCH_ROWS", "0"))
+covtype <- covtype_split(sample_rows)
 train <- covtype$train
 test <- covtype$test
-sample_rows <- as.integer(Sys.getenv("RBIN_BENCH_ROWS", "0"))
-if (sample_rows > 0) {
-  train <- train[seq_len(sample_rows)]
-  test <- test[seq_len(min(length(test), sample_rows))]
-}
 pieces <- split(seq_along(train), rep(1:10, length.out = length(train)))
 ordered <- unlist(lapply(pieces, function(p) train[sort(p)]))  # the chunks' rows, in chunk order
 x <- as.matrix(covtype$x[ordered, ])

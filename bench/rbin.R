@@ -19,18 +19,14 @@
 
 source(file.path("bench", "common.R"))
 suppressPackageStartupMessages(library(kitchen))
-covtype <- covtype_split()
+# RBIN_BENCH_ROWS=20000 checks the script end to end on a sample of the
+# training rows (results to rbin-sample.md).
+sample_rows <- as.integer(Sys.getenv("RBIN_BENCH_ROWS", "0"))
+covtype <- covtype_split(sample_rows)
 x <- covtype$x
 y <- covtype$y
 train <- covtype$train
 test <- covtype$test
-# RBIN_BENCH_ROWS=20000 checks the script end to end on a sample of the
-# training rows (results to rbin-sample.md).
-sample_rows <- as.integer(Sys.getenv("RBIN_BENCH_ROWS", "0"))
-if (sample_rows > 0) {
-  train <- train[seq_len(sample_rows)]
-  test <- test[seq_len(min(length(test), sample_rows))]
-}
 x_train <- x[train, ]
 n_grids <- 50
 load_before <- utils::read.table("/proc/loadavg")[[1]]
