@@ -12,24 +12,26 @@
 # the chunks (its table of occupied bins, then the rows' columns:
 # chunked_bins()).
 binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter, backend,
-                               verbose, engine, call, loss = "squared") {
+                               verbose, engine, call, loss = "squared", seed = NULL) {
   if (is.numeric(lambda) && any(lambda <= 0)) {
     abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
               call = call)
   }
   by_cv <- !(is.numeric(lambda) && length(lambda) == 1)
-  if (!identical(sigma, "ard")) bandwidth_candidates(sigma, map, lambda, call = call)  # checked before any pass
+  candidates <- if (!identical(sigma, "ard")) bandwidth_candidates(sigma, map, lambda, call = call)  # checked before any pass
   if (identical(lambda, "gcv")) lambda <- "cv"  # binned fits have no GCV
   started <- proc.time()[["elapsed"]]
   parts <- list()
   response <- NULL
   col_names <- NULL
   args <- list(map = map, col_names = NULL, what = "holds bad data")
+  first_pass <- new.env()  # each chunk's fingerprint, for later passes (chunked_bins())
   n_read <- for_each_chunk_task(data, "binned_chunk", args, engine = engine, verbose = verbose,
                                 call = call, consume = function(part, i) {
     with_chunk(data, i, "holds bad data", call = call, {
       if (i == 1) col_names <<- part$col_names
       part <- chunk_in_first_order(data, i, part, col_names, binned_chunk, args, engine)
+      check_same_chunk(first_pass, i, part$fingerprint)
       merged <- merge_response(response, part$response)
       response <<- merged$state
       part$columns <- merged$columns
@@ -38,6 +40,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
     })
   })
   if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+  check_chunk_count(first_pass, n_read, call)
   if (by_cv && n_read < n_folds) {
     abort_arg("{.code lambda = \"cv\"} assigns whole chunks to folds: {.arg n_folds} ({n_folds}) must not exceed the number of chunks ({n_read}).",
               call = call)
@@ -59,12 +62,13 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
               call = call)
   }
   y_scale <- if (logistic) 1 else response_scale(y$y)
-  y_shift <- if (!identical(response$type, "class")) response_shift(y$y / y_scale, weights) else 0
-  bins <- chunked_bins(data, engine, col_names, rows, list(map = map, cols = cols), call)
+  shifted <- shifted_response(y$y / y_scale, weights, identical(response$type, "class"))
+  bins <- chunked_bins(data, engine, col_names, first_pass, list(map = map, cols = cols), call)
   ard <- isotropic <- NULL
   if (identical(sigma, "ard")) {
     # As in memory (R/krr.R), the proxy search on the first chunks' rows.
-    ard <- with_stream_restored(ard_map_chunked(map, data, backend, call = call))  # R/ard.R
+    ard <- with_stream_restored(with_seed(derived_seed(seed),
+                                          ard_map_chunked(map, data, backend, call = call)))  # R/ard.R
     sigma <- NULL
     if (isTRUE(ard$report$kept)) {
       if (!logistic && by_cv) isotropic <- map
@@ -73,12 +77,12 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   }
   note_sigma_candidates(sigma, map$d)  # R/krr.R
   sigmas <- if (identical(sigma, "auto") || !is.null(isotropic)) "auto" else
-    bandwidth_candidates(sigma, map, lambda, call = call)
+    candidates %||% bandwidth_candidates(sigma, map, lambda, call = call)  # "ard": its map's
   search <- if (logistic) {
     binned_logistic_search(map, bins, max.col(y$y, "first"), response$levels, sigmas, lambda,
                            folds, weights, tol, max_iter, backend, verbose)  # R/krr_binned_logistic.R
   } else {
-    binned_bandwidth_search(map, bins, y$y / y_scale - rep(y_shift, each = nrow(y$y)), sigmas,
+    binned_bandwidth_search(map, bins, shifted$y, sigmas,
                             lambda, folds, tol, max_iter,
                             backend, verbose, if (has_weights) weights,
                             classify = identical(response$type, "class"),
@@ -87,7 +91,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   rm(bins)
   search$read <- search$read + read
   search$solution$fitted <- NULL  # chunked fits keep no fitted values
-  search <- unscale_search(unshift_search(search, y_shift), y_scale)  # R/response_scale.R
+  search <- unscale_search(unshift_search(search, shifted$shift), y_scale)  # R/response_scale.R
   if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R
   fit <- warn_if_interpolating(new_krr_fit(search, if (by_cv) seq_len(n_folds), response,
                                            length(weights), col_names, started, call))
@@ -113,9 +117,10 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
 # Where binned_bandwidth_search() finds the bins of chunked rows (as
 # memory_bins() does in memory): a candidate's table of occupied bins from
 # one pass over the chunks (chunked_bin_table()), its rows' columns from
-# another, checked against the `rows` each chunk held in the first pass.
+# another, each chunk checked against its fingerprint of the first pass
+# (the environment `first_pass`, as chunked_statistics() checks).
 # `first`: the map of the first pass and its columns, not read again.
-chunked_bins <- function(data, engine, col_names, rows, first, call) {
+chunked_bins <- function(data, engine, col_names, first_pass, first, call) {
   force(first)  # now: the caller's `map` may change after
   columns <- function(map) {
     if (identical(map, first$map)) return(first$cols)
@@ -124,15 +129,10 @@ chunked_bins <- function(data, engine, col_names, rows, first, call) {
                                   list(map = map, col_names = col_names, what = "holds bad data"),
                                   engine = engine, verbose = FALSE, call = call,
                                   consume = function(part, i) {
-      if (i > length(rows) || nrow(part) != rows[i]) {
-        abort_arg("Chunk {i} changed between passes over the data: chunk sources must give the same rows on every pass.",
-                  call = call)
-      }
-      cols[[i]] <<- part
+      with_chunk(data, i, "holds bad data", call = call, check_same_chunk(first_pass, i, part$fingerprint))
+      cols[[i]] <<- part$cols
     })
-    if (n_read != length(rows)) {
-      abort_arg("The data changed between passes: {length(rows)} chunks, then {n_read}.", call = call)
-    }
+    check_chunk_count(first_pass, n_read, call)
     do.call(rbind, cols)
   }
   list(rebin = function(map, sigma) {
@@ -144,10 +144,11 @@ chunked_bins <- function(data, engine, col_names, rows, first, call) {
 }
 
 # The task run on each chunk of a later pass: the column of each row's bin
-# per grid (the chunk was checked in the first pass).
+# per grid, and what the chunk must still hold (chunk_fingerprint()).
 binned_chunk_columns <- function(chunk, i, map, col_names, backend) {
-  x <- map_input(map, match_chunk_columns(chunk$x, col_names), arg = "x")
-  rbin_columns(map, x, task_backend(backend), arg = "x")
+  rows <- training_chunk(chunk, map, col_names)  # R/krr_chunked.R
+  list(cols = rbin_columns(map, rows$x, task_backend(backend), arg = "x"),
+       fingerprint = chunk_fingerprint(rows$x, rows$coded, rows$weights))
 }
 
 # The task run on each chunk (maybe in a worker): checks the chunk and
@@ -155,18 +156,11 @@ binned_chunk_columns <- function(chunk, i, map, col_names, backend) {
 # weights and column names. `col_names` (chunk 1's, when known and needed)
 # orders the columns.
 binned_chunk <- function(chunk, i, map, col_names, backend) {
-  if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
-  given <- colnames(chunk$x)
-  if (!is.null(given)) check_column_names(given, "x", NULL)
-  # In chunk 1's order before clipping, which is column by column.
-  rows <- chunk_map_input(map, match_chunk_columns(chunk$x, col_names))
-  x <- rows$x
-  names <- colnames(x)
-  coded <- chunk_response(chunk$y, nrow(x))
-  weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
-  list(cols = rbin_columns(map, x, task_backend(backend), arg = "x"), y = coded$y,
-       response = coded$state, weights = weights, col_names = names,
-       far_outside = rows$far_outside)
+  rows <- training_chunk(chunk, map, col_names)  # R/krr_chunked.R
+  list(cols = rbin_columns(map, rows$x, task_backend(backend), arg = "x"), y = rows$coded$y,
+       response = rows$coded$state, weights = rows$weights, col_names = colnames(rows$x),
+       far_outside = rows$far_outside,
+       fingerprint = chunk_fingerprint(rows$x, rows$coded, rows$weights))
 }
 
 # The response of all chunks as krr_response() codes it in memory: numbers

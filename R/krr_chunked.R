@@ -21,6 +21,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     }
   }
   backend <- backend_settings(n_threads)  # this process's; the chunks' in `engine`
+  given_seed <- if (is.character(features)) list(...)$seed  # the user's, as in memory
   map_args <- map_seed_drawn(features, list(...))
   map <- chunked_map(features, x, map_args)
   if ((is.null(sigma) || identical(sigma, "ard")) && bandwidth_left_to_krr_fit(features, map, ...)) {
@@ -46,11 +47,13 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     check_positive(tol)
     check_count(max_iter)
     return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, backend, verbose,
-                              engine, call, loss))  # R/krr_binned_chunked.R
+                              engine, call, loss, given_seed))  # R/krr_binned_chunked.R
   }
   ard <- NULL
   if (identical(sigma, "ard")) {
-    ard <- ard_map_chunked(map, x, backend)  # R/ard.R
+    # as in memory (R/krr.R): under the map's given seed, the stream untouched
+    ard <- with_stream_restored(with_seed(derived_seed(given_seed),
+                                          ard_map_chunked(map, x, backend)))  # R/ard.R
     map <- ard$map
     sigma <- NULL
   }
@@ -166,26 +169,32 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
 # response coding and column names; never the features. `col_names` (chunk
 # 1's, when known and needed) orders the columns.
 fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
+  rows <- training_chunk(chunk, map, col_names)
+  coded <- rows$coded
+  # a response far from 0 is shifted by its mean (R/response_scale.R)
+  shifted <- shifted_response(coded$y, rows$weights, coded$state$type == "class")
+  y <- shifted$y
+  y_scale <- response_scale(y)  # 1 for class indicators
+  acc <- new_accumulator(map, ncol(coded$y))
+  acc <- accumulate_rows(acc, map, rows$x, y / y_scale, NULL, block_size, task_backend(backend),
+                         weights = rows$weights)
+  list(stats = acc$total, y_scale = y_scale, y_shift = shifted$shift, response = coded$state,
+       col_names = colnames(rows$x),
+       far_outside = rows$far_outside,
+       fingerprint = chunk_fingerprint(rows$x, coded, rows$weights))
+}
+
+# What a fit reads of a training chunk, for every map: its rows in chunk 1's
+# column order (`col_names`), clipped as the map clips (column by column, so
+# the order comes first), its coded response and checked weights.
+training_chunk <- function(chunk, map, col_names) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
   given <- colnames(chunk$x)
   if (!is.null(given)) check_column_names(given, "x", NULL)  # they order the other chunks
-  # In chunk 1's order before clipping, which is column by column.
   rows <- chunk_map_input(map, match_chunk_columns(chunk$x, col_names))
-  x <- rows$x
-  names <- colnames(x)
-  coded <- chunk_response(chunk$y, nrow(x))
-  weights <- check_weights(chunk$weights, nrow(x), arg = "weights")
-  # a response far from 0 is shifted by its mean (R/response_scale.R)
-  y_shift <- if (coded$state$type == "class") 0 else response_shift(coded$y, weights)
-  y <- if (any(y_shift != 0)) coded$y - rep(y_shift, each = nrow(coded$y)) else coded$y
-  y_scale <- response_scale(y)  # 1 for class indicators
-  acc <- new_accumulator(map, ncol(coded$y))
-  acc <- accumulate_rows(acc, map, x, y / y_scale, NULL, block_size, task_backend(backend),
-                         weights = weights)
-  list(stats = acc$total, y_scale = y_scale, y_shift = y_shift, response = coded$state,
-       col_names = names,
-       far_outside = rows$far_outside,
-       fingerprint = chunk_fingerprint(x, coded, weights))
+  list(x = rows$x, far_outside = rows$far_outside,
+       coded = chunk_response(chunk$y, nrow(rows$x)),
+       weights = check_weights(chunk$weights, nrow(rows$x), arg = "weights"))
 }
 
 # What a chunk must hold again on a later pass: its row count and sums

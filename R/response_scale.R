@@ -51,6 +51,13 @@ response_shift <- function(y, weights = NULL) {
   ifelse(spread > 0 & abs(mean) > 64 * spread, mean, 0)
 }
 
+# y less its response_shift() (none for class codes), and the shift.
+shifted_response <- function(y, weights, class) {
+  shift <- if (class) 0 else response_shift(y, weights)
+  if (any(shift != 0)) y <- y - rep(shift, each = nrow(y))
+  list(y = y, shift = shift)
+}
+
 # The search result of a fit on y - shift (one number per response column,
 # in the units of that fit's y), for y itself.
 unshift_search <- function(search, shift) {

@@ -168,6 +168,29 @@ test_that("sigma = 'ard' finds the relevant columns and fits better than one ban
                 parallel = "none")
   expect_length(ch$map$kernel$sigma, 6)
   expect_lt(rmse(ch), 0.8 * rmse(iso))
+  # A map's seed given by name fixes the chunked search too, and R's stream
+  # is left as it was (dense and rbin maps)
+  by_name <- list(
+    rff = function() krr_fit(chunks, "rff", n_features = 100, seed = 1, sigma = "ard",
+                             n_threads = 1, verbose = FALSE, parallel = "none"),
+    rbin = function() krr_fit(chunks, "rbin", n_grids = 20, n_folds = 3, seed = 1, sigma = "ard",
+                              n_threads = 1, verbose = FALSE, parallel = "none"))
+  for (make in by_name) {
+    fits <- lapply(c(7, 99), function(s) {
+      set.seed(s)
+      before <- .Random.seed
+      f <- make()
+      expect_identical(.Random.seed, before)
+      f
+    })
+    expect_identical(fits[[1]]$map$kernel$sigma, fits[[2]]$map$kernel$sigma)
+    expect_identical(coef(fits[[1]]), coef(fits[[2]]))
+  }
+  set.seed(3)
+  before <- .Random.seed
+  krr_fit(chunks, rff(x, 100, seed = 1), sigma = "ard", lambda = "gcv", n_threads = 1,
+          verbose = FALSE, parallel = "none")
+  expect_identical(.Random.seed, before)
 })
 
 test_that("the search's proxy has more frequencies beyond 4000 rows, for dense maps only", {

@@ -116,7 +116,24 @@ test_that("chunked rbin fits choose sigma as in memory, on the chunks' folds", {
   })
   expect_error(krr_fit(shifty, map, sigma = c(0.5, 1), lambda = "cv", n_threads = 1,
                        verbose = FALSE, parallel = "none"),
-               "changed between passes", class = "kitchen_error_argument")
+               "first pass over the data", class = "kitchen_error_argument")
+  # so are chunks with the same rows and other values or labels
+  for (change in c("x", "y")) {
+    calls <- 0
+    drifting <- chunked(function(i) {
+      if (i > 6) return(NULL)
+      calls <<- calls + 1
+      chunk <- toy$chunks[[i]][c("x", "y")]
+      if (calls > 6 && i == 3) {  # the same rows, reordered in x or in y alone
+        flip <- rev(seq_len(NROW(chunk$y)))
+        chunk[[change]] <- if (change == "x") chunk$x[flip, , drop = FALSE] else chunk$y[flip]
+      }
+      chunk
+    })
+    expect_error(krr_fit(drifting, map, sigma = c(0.5, 1), lambda = "cv", n_threads = 1,
+                         verbose = FALSE, parallel = "none"),
+                 "Chunk 3.*first pass over the data", class = "kitchen_error_argument")
+  }
 })
 
 test_that("chunked rbin fits refuse what they cannot do", {
