@@ -21,7 +21,7 @@ check_count <- function(x, min = 1, arg = rlang::caller_arg(x),
                         call = rlang::caller_env()) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
       x != trunc(x) || x < min) {
-    abort_arg("{.arg {arg}} must be a whole number >= {min}, not {.val {format(x)}}.",
+    abort_arg("{.arg {arg}} must be a whole number >= {min}, not {.val {shown_value(x)}}.",
               call = call)
   }
   invisible(x)
@@ -76,18 +76,27 @@ element_label <- function(x, i) {
 check_positive <- function(x, arg = rlang::caller_arg(x),
                            call = rlang::caller_env()) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x <= 0) {
-    abort_arg("{.arg {arg}} must be a positive number, not {.val {format(x)}}.",
+    abort_arg("{.arg {arg}} must be a positive number, not {.val {shown_value(x)}}.",
               call = call)
   }
   invisible(x)
 }
 
+# A refused value as an error shows it: one number unquoted (`not -1`, not
+# `not "-1"`), anything else as format() writes it.
+shown_value <- function(x) if (is.atomic(x) && length(x) == 1L && !is.na(x)) x else format(x)
+
 # One of `values` (as match.arg() would, but with kitchen's error class);
 # the whole vector, an untouched default, means its first value.
 match_choice <- function(x, values, arg = rlang::caller_arg(x), call = rlang::caller_env()) {
   if (identical(x, values)) return(values[[1]])
+  if (is.character(x) && length(x) == 1L && !is.na(x) && nzchar(x) && !x %in% values) {
+    # a unique abbreviation, as match.arg() takes it (type = "resp")
+    hit <- pmatch(x, values)
+    if (!is.na(hit)) return(values[[hit]])
+  }
   if (!is.character(x) || length(x) != 1L || is.na(x) || !x %in% values) {
-    abort_arg("{.arg {arg}} must be one of {.val {values}}, not {.val {format(x)}}.", call = call)
+    abort_arg("{.arg {arg}} must be one of {.val {values}}, not {.val {shown_value(x)}}.", call = call)
   }
   x
 }

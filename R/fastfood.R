@@ -86,6 +86,8 @@ fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                      type = c("cos_sin", "cos_phase"),
                      scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL,
                      structure = c("fastfood", "sorf"), ...) {
+  rlang::check_required(x)
+  rlang::check_required(n_features)
   type <- match_choice(type, c("cos_sin", "cos_phase"))
   scale <- match_choice(scale, c("standard", "minmax", "none"))
   structure <- match_choice(structure, c("fastfood", "sorf"))

@@ -14,8 +14,7 @@ interpolation_share <- 0.9
 
 # `effective_df`: a given lambda's, which the path does not hold.
 warn_if_interpolating <- function(fit, effective_df = NULL, call = rlang::caller_env()) {
-  chosen <- fit$path$df[fit$path$lambda == fit$lambda]
-  df <- if (length(chosen)) chosen[1] else NA_real_
+  df <- chosen_df(fit)  # R/krr_methods.R
   if (is.na(df) && !is.null(effective_df)) df <- effective_df
   if (is.na(df) || df < interpolation_share * fit$n) return(invisible(fit))
   by_cv <- !is.null(fit$path$cv) && !is.null(fit$n_folds)

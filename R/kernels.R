@@ -142,7 +142,7 @@ kernel_ok <- function(kernel) {
 check_bandwidth <- function(sigma, arg = rlang::caller_arg(sigma), call = rlang::caller_env()) {
   if (!is.numeric(sigma) || is.object(sigma) || length(sigma) < 1L || anyNA(sigma) ||
       !all(is.finite(sigma)) || !all(sigma > 0)) {
-    abort_arg("{.arg {arg}} must be a positive number or a vector of positive numbers (one per input column), not {.val {format(sigma)}}.",
+    abort_arg("{.arg {arg}} must be a positive number or a vector of positive numbers (one per input column), not {.val {shown_value(sigma)}}.",
               call = call)
   }
   invisible(sigma)

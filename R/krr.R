@@ -330,9 +330,12 @@
 #'   fitted at once) or a factor (classification).
 #' @param features A feature map built on the training data (for example
 #'   `rff(x, 1000)`), or the name of one (`"rff"`, `"fastfood"`, `"rbin"`,
-#'   `"nystrom"`), built from `x` with the arguments in `...` (defaults: 1000
-#'   features and `scale = "minmax"`, 100 grids for `"rbin"`,
-#'   `min(1000, nrow(x))` centers for `"nystrom"`).
+#'   `"nystrom"`), built from `x` with the arguments in `...`. Defaults:
+#'   for `"rff"` and `"fastfood"`, 1000 features, `scale = "minmax"` and a
+#'   bandwidth chosen on a subsample (see "What the defaults do"); for
+#'   `"rbin"`, 100 grids and [rbin()]'s own defaults (`scale = "minmax"`);
+#'   for `"nystrom"`, `min(1000, nrow(x))` centers and [nystrom()]'s own
+#'   defaults (`scale = "standard"`, the median-distance bandwidth).
 #' @param lambda `"cv"` (the default: 5-fold cross-validation over 50
 #'   candidates), `"gcv"` (generalised cross-validation, one decomposition,
 #'   cheaper but prone to under-penalising, see Details), a positive number,
@@ -378,10 +381,13 @@
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
 #'   folds at random (use [set.seed()] to reproduce, or give the map built by
 #'   name a `seed`), unless `folds` is given.
-#' @param folds Optional fold number of each row, for `lambda = "cv"`.
-#' @param sigma `NULL` to keep the map's bandwidth (for a map named by
-#'   `features`, the one chosen on a subsample, see "What the defaults
-#'   do"); a vector of candidate
+#' @param folds Optional fold number of each row, for `lambda = "cv"` (for
+#'   the formula method, an expression evaluated in `data`, whose rows
+#'   `subset` and `na.action` drop with the others, as for `weights`).
+#' @param sigma `NULL` to keep the map's bandwidth (for an rff or Fastfood
+#'   map named by `features`, the one chosen on a subsample, see "What the
+#'   defaults do"; rbin and Nystroem maps named by `features` keep their
+#'   median-distance bandwidth); a vector of candidate
 #'   bandwidths; or `"auto"` for the map's bandwidth times 1/4, 1/2, 1, 2
 #'   and 4 (for [rbin()] maps: halvings of it while they score better, see
 #'   Details). With `lambda = "cv"`, the candidates of rff, Fastfood and
@@ -461,6 +467,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                             block_size = 4096, tol = NULL, max_iter = 1000,
                             solver = c("direct", "falkon"), ...) {
   call <- fit_call(match.call())
+  rlang::check_required(y)
   x <- as_data_matrix(x, allow_sparse = TRUE)
   check_column_names(colnames(x), "x", rlang::current_env())  # kept to match predict()'s columns
   response <- krr_response(y, nrow(x))
@@ -468,8 +475,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   weights <- check_weights(weights, nrow(x))
   y_scale <- response_scale(response$y)   # 1 for class codes
   response$y <- response$y / y_scale
-  y_shift <- if (response$type != "class") response_shift(response$y, weights) else 0
-  if (any(y_shift != 0)) response$y <- response$y - rep(y_shift, each = nrow(response$y))
+  shifted <- shifted_response(response$y, weights, response$type == "class")
+  response$y <- shifted$y
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)
@@ -482,14 +489,18 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   }
   given_seed <- if (is.character(features)) list(...)$seed  # the user's, not map_seed_drawn()'s
   map_args <- map_seed_drawn(features, list(...))
-  map <- do.call(krr_features, c(list(features, x), map_args))
+  # Rows weighted 0 take no part in the map, the searches or the folds
+  # either: the fit is the one without them (R/krr_formula.R, weights).
+  kept <- weighted_rows(weights)
+  map <- do.call(krr_features, c(list(features, rows_of(x, kept)), map_args))
   if (solver == "falkon") check_falkon_fit(map, lambda, sigma, loss)  # R/krr_falkon.R
   ard <- NULL
   if ((is.null(sigma) || identical(sigma, "ard")) && bandwidth_left_to_krr_fit(features, map, ...)) {
     # The map's seed also drives the search: the stream is left alone.
     # With "ard", this is the isotropic bandwidth that per-column ones must beat.
     map <- with_seed(map_args$seed,
-                     default_bandwidth_map(map, x, response$y, weights, backend))  # R/default_bandwidth.R
+                     default_bandwidth_map(map, rows_of(x, kept), rows_of(response$y, kept),
+                                           rows_of(weights, kept), backend))  # R/default_bandwidth.R
   }
   binned <- inherits(map, "kitchen_rbin")
   tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
@@ -497,7 +508,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   if (identical(sigma, "ard")) {
     # under the map's given seed too: the same call, the same fit
     ard <- with_stream_restored(with_seed(derived_seed(given_seed),
-                                          ard_map(map, x, response$y, weights, backend)))  # R/ard.R
+                                          ard_map(map, rows_of(x, kept), rows_of(response$y, kept),
+                                                  rows_of(weights, kept), backend)))  # R/ard.R
     sigma <- NULL
     # Binning: the dense proxy learns how the columns' bandwidths compare,
     # not the pitch scale that binning on all rows fits best (far narrower
@@ -528,7 +540,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     ((binned || logistic) && !(is.numeric(lambda) && length(lambda) == 1))
   # A seed given for the map fixes the folds too: the same call, the same fit.
   fold_seed <- if (is.null(folds)) given_seed
-  folds <- if (by_cv) with_seed(derived_seed(fold_seed), krr_folds(folds, nrow(x), n_folds))
+  folds <- if (by_cv) with_seed(derived_seed(fold_seed), krr_folds(folds, nrow(x), n_folds, kept))
 
   started <- proc.time()[["elapsed"]]
   if (logistic && binned) {
@@ -557,7 +569,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
       krr_statistics(candidate, x, response$y, block_size, backend, verbose, folds, weights)
     }, backend, primal = !dual)
   }
-  search <- unscale_search(unshift_search(search, y_shift), y_scale)  # R/response_scale.R
+  search <- unscale_search(unshift_search(search, shifted$shift), y_scale)  # R/response_scale.R
   if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R
   fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),
                                            started, call), search$solution$effective_df)

@@ -204,7 +204,7 @@ screen_fold_path <- function(stats, backend, which = 1L) {
     return(list(sse = NULL, score = Inf, lambda = NA_real_,
                 path = data.frame(lambda = NA_real_, cv = Inf)))
   }
-  lambdas <- default_lambdas(centred_diagonal, stats$rows)
+  lambdas <- default_lambdas(centred_diagonal, observed_rows(stats))
   sse <- fold_sse(stats, lambdas, backend, which)
   # (all folds: divided as cv_path() divides, to the same bits)
   cv <- sse / if (length(which) == length(stats$folds)) stats$n else

@@ -4,12 +4,20 @@
 # anything again.
 
 # Fold of each row: given by the user (checked), or drawn from R's random
-# stream so that set.seed() reproduces it.
-krr_folds <- function(folds, n, n_folds, call = rlang::caller_env()) {
+# stream so that set.seed() reproduces it; `kept` (weighted_rows()): the
+# rows drawn, when the others have weight 0.
+krr_folds <- function(folds, n, n_folds, kept = NULL, call = rlang::caller_env()) {
   if (is.null(folds)) {
     check_count(n_folds, min = 2, arg = "n_folds", call = call)
-    if (n_folds > n) abort_arg("{.arg n_folds} ({n_folds}) must not exceed the number of rows ({n}).", call = call)
-    return(sample(rep_len(seq_len(n_folds), n)))
+    m <- if (is.null(kept)) n else length(kept)
+    if (n_folds > m) abort_arg("{.arg n_folds} ({n_folds}) must not exceed the number of rows ({m}).", call = call)
+    drawn <- sample(rep_len(seq_len(n_folds), m))
+    if (is.null(kept)) return(drawn)
+    # drawn for the weighted rows alone, as without the others (weight 0:
+    # in any fold, they count in none)
+    folds <- rep(1L, n)
+    folds[kept] <- drawn
+    return(folds)
   }
   if (!is.numeric(folds) || length(folds) != n || anyNA(folds) ||
       any(folds != trunc(folds)) || any(folds < 1)) {

@@ -61,7 +61,8 @@ dual_statistics <- function(map, x, y, backend, folds = NULL, weights = NULL) {
   zbar <- colSums(w * z) / total
   centred <- z - rep(zbar, each = rows)
   stats <- structure(list(
-    z = z, y = y, weights = weights, w = w, n = total, rows = rows, zbar = zbar,
+    z = z, y = y, weights = weights, w = w, n = total, rows = rows, positive_rows = sum(w > 0),
+    zbar = zbar,
     row_gram = gram_of(t(centred), backend),  # R/gram.R
     centred_diagonal = colSums(w * centred^2), diagonal = colSums(w * z^2),
     ysum = colSums(w * y), yy = colSums(w * y^2)
@@ -154,7 +155,7 @@ dual_solve <- function(stats, lambda, backend, cv = NULL) {
     return(fit)
   }
   if (identical(lambda, "cv")) {
-    lambdas <- default_lambdas(stats$centred_diagonal, stats$rows)
+    lambdas <- default_lambdas(stats$centred_diagonal, observed_rows(stats))
     cv <- cv %||% cv_path(stats, lambdas, backend)
   } else {
     cv <- NULL
@@ -163,8 +164,8 @@ dual_solve <- function(stats, lambda, backend, cv = NULL) {
   if (is.numeric(lambda) && length(lambda) == 1) {
     path <- data.frame(lambda = lambda, df = NA_real_, gcv = NA_real_)
   } else {
-    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(stats$centred_diagonal, stats$rows) else lambda
-    scored <- dual_gcv_path(set, lambdas, n)
+    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(stats$centred_diagonal, observed_rows(stats)) else lambda
+    scored <- dual_gcv_path(set, lambdas, observed_rows(stats))  # R/krr_solve.R
     chosen <- best_candidate(if (is.null(cv)) scored$gcv else cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
@@ -207,7 +208,7 @@ dual_screen_fold_path <- function(stats) {
     return(list(sse = NULL, score = Inf, lambda = NA_real_,
                 path = data.frame(lambda = NA_real_, cv = Inf)))
   }
-  lambdas <- default_lambdas(stats$centred_diagonal, stats$rows)
+  lambdas <- default_lambdas(stats$centred_diagonal, observed_rows(stats))
   sse <- dual_fold_sse(stats, lambdas, 1L)
   cv <- sse / stats$folds[[1]]$n
   best <- best_candidate(cv)

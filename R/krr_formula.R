@@ -10,10 +10,14 @@
 #'   expression evaluated in `data`, as in [lm()]).
 #' @param weights Optional non-negative sample weights, one per row (for
 #'   the formula method, an expression evaluated in `data`). The fit
-#'   minimises `sum(w * (y - f(x))^2) + lambda * ||beta||^2`, so whole-number
-#'   weights give the fit on rows replicated that many times, and a zero
-#'   weight the fit without that row; GCV and CV scores are weighted the
-#'   same way (GCV counts `sum(w)` observations).
+#'   minimises `sum(w * (y - f(x))^2) + lambda * ||beta||^2`, so for a given
+#'   map and lambda whole-number weights give the fit on rows replicated
+#'   that many times. A zero weight gives the fit without that row: a map
+#'   built by name, its bandwidth search and the CV folds leave such rows
+#'   out too. CV scores are weighted the same way; GCV's count of
+#'   observations is the number of rows with a non-zero weight (precision
+#'   weights, as in [lm()]), so that neither choice depends on the weights'
+#'   overall scale.
 #' @param na.action For the formula method: what to do with rows holding NA
 #'   in the model frame, as in [lm()]: by default (`getOption("na.action")`,
 #'   normally [na.omit()]) they are dropped and recorded in the fit;
@@ -25,10 +29,15 @@
 #'   of `newdata` back. Regression only.
 #' @param contrasts For the formula method: contrasts for factor predictors,
 #'   as in [model.matrix()].
+#' @param model For the formula method: keep the model frame in the fit (as
+#'   [lm()] does), for [model.frame()], [model.matrix()] and `augment()`.
+#'   With `FALSE` they rebuild it from the fit's call, which needs the data
+#'   unchanged and where the call can find them; the fit is then smaller.
 #' @importFrom rlang %||%
 #' @export
 krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, na.action,
-                            offset, contrasts = NULL, ...) {
+                            offset, contrasts = NULL, model = TRUE, folds = NULL, ...) {
+  check_flag(model)
   call <- fit_call(match.call())
   names(call)[2L] <- ""  # printed as krr_fit(y ~ ., data), like lm()'s formula
   # The model frame as lm() makes it, with subset, weights and offset
@@ -38,10 +47,10 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   frame_call <- list(quote(stats::model.frame), formula = x, data = data,
                      drop.unused.levels = TRUE)
   extras <- list(subset = rlang::enquo(subset), weights = rlang::enquo(weights),
-                 offset = rlang::enquo(offset))
+                 offset = rlang::enquo(offset), folds = rlang::enquo(folds))
   scope <- if (is.list(data) || is.environment(data)) data  # else model.frame() refuses it
   for (name in names(extras)) {
-    if (rlang::quo_is_missing(extras[[name]])) next
+    if (rlang::quo_is_missing(extras[[name]]) || rlang::quo_is_null(extras[[name]])) next
     frame_call[[name]] <- eval(rlang::quo_get_expr(extras[[name]]), scope,
                                rlang::quo_get_env(extras[[name]]))
   }
@@ -70,7 +79,8 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   # Its errors are shown as the user's call (the inner one would print
   # krr_fit(design, y, ...), names the user never wrote).
   fit <- withCallingHandlers(tryCatch(
-    krr_fit(design, y, features = features, weights = stats::model.weights(frame), ...),
+    krr_fit(design, y, features = features, weights = stats::model.weights(frame),
+            folds = frame[["(folds)"]], ...),
     kitchen_error_argument = function(cnd) {
       cnd$call <- call
       stop(cnd)
@@ -90,6 +100,7 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   fit$call_offset <- if (!rlang::quo_is_missing(extras$offset)) rlang::quo_get_expr(extras$offset)
   if (!is.null(offset)) fit$fitted.values <- fit$fitted.values + offset
   fit$y <- observed
+  if (model) fit$model <- frame
   fit
 }
 
@@ -132,10 +143,23 @@ formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env
                   i = "It needs the columns of the training data named in the formula."),
                 call = call)
     })
+  check_newdata_classes(terms, frame, call)
   design <- formula_design(terms, frame, object$contrasts)
   offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata, call)
   complete <- stats::complete.cases(design)
   list(x = design, offset = offset, complete = if (!all(complete)) complete)
+}
+
+# Each variable of newdata of the type it was fitted with, as predict.lm()
+# checks: numbers read back as text would otherwise become factor dummies
+# and fail far from the cause (a "missing" column).
+check_newdata_classes <- function(terms, frame, call) {
+  fitted <- attr(terms, "dataClasses")
+  if (is.null(fitted)) return(invisible())
+  tryCatch(stats::.checkMFClasses(fitted, frame), error = function(cnd) {
+    abort_arg(c("{.arg newdata} has a variable of another type than in the training data.",
+                x = conditionMessage(cnd)), call = call)
+  })
 }
 
 # The offset for new data: offset() terms from the frame, plus the `offset`
@@ -154,7 +178,13 @@ newdata_offset <- function(object, frame, newdata, call = rlang::caller_env()) {
                   i = "The offset is evaluated in {.arg newdata}, as {.fn predict.lm} does."),
                 call = call)
     }
-    offset <- offset + eval(given, newdata, environment(object$terms))
+    value <- eval(given, newdata, environment(object$terms))
+    if (length(value) != nrow(frame)) {
+      abort_arg(c("The fit's {.arg offset} gives {length(value)} value{?s} for the {nrow(frame)} row{?s} of {.arg newdata}.",
+                  i = "Give the offset as a column of {.arg newdata} (or as {.code offset()} in the formula) to predict new rows."),
+                call = call)
+    }
+    offset <- offset + value
   }
   offset
 }

@@ -20,6 +20,15 @@
 #' @param ... Not used (for `update()`: arguments of [krr_fit()] to change).
 #' @return `fitted()` and `residuals()`: a vector (one numeric response) or
 #'   a matrix. `nobs()`: the number of rows with a non-zero weight.
+#'   `deviance()`: the weighted residual sum of squares (summed over the
+#'   columns of a matrix response or of the class codes), or for
+#'   `loss = "logistic"` minus twice the weighted log-likelihood.
+#'   `df.residual()`: `nobs()` less the effective degrees of freedom (the
+#'   trace of the hat matrix, intercept included), NA where the fit did not
+#'   compute them (a given lambda, [rbin()] maps, the logistic loss).
+#'   `sigma()`: `sqrt(deviance / df.residual)`, for one numeric response.
+#'   `variable.names()`: the predictors the map sees; `case.names()`: the
+#'   names of the fitted rows.
 #'   `formula()`, `terms()`, `model.frame()`: those of a formula fit;
 #'   `model.matrix()`: its predictors as the map sees them (the design
 #'   matrix with the fit's contrasts, without the intercept column: the fit
@@ -28,6 +37,7 @@
 #'   `evaluate = FALSE`).
 #' @name kitchen_krr-methods
 #' @importFrom stats fitted residuals nobs formula terms model.frame model.matrix update
+#' @importFrom stats deviance df.residual
 #' @examples
 #' fit <- krr_fit(mpg ~ ., mtcars, n_features = 100, seed = 1, n_threads = 2)
 #' head(fitted(fit))
@@ -52,7 +62,12 @@ residuals.kitchen_krr <- function(object, ...) {
   # lm's `type = "pearson"` and the like: the residuals are the response ones
   if (...length()) warn_unused_dots(..., fn = "residuals")  # R/krr_predict.R
   validate_fit(object)
-  fitted <- fitted_values(object)
+  stats::naresid(object$na.action, training_residuals(object))
+}
+
+# The residuals of the fitted rows (without na.exclude's padding).
+training_residuals <- function(object, call = rlang::caller_env()) {
+  fitted <- fitted_values(object, call)
   observed <- object$y
   if (object$response$type == "class") {
     # 0 / 1 indicators against probabilities (logistic), else the +1 / -1 codes
@@ -61,7 +76,60 @@ residuals.kitchen_krr <- function(object, ...) {
     observed <- if (identical(object[["loss"]], "logistic")) indicators else 2 * indicators - 1
     dimnames(observed) <- dimnames(fitted)
   }
-  stats::naresid(object$na.action, observed - fitted)
+  observed - fitted
+}
+
+#' @rdname kitchen_krr-methods
+#' @export
+deviance.kitchen_krr <- function(object, ...) {
+  if (...length()) warn_unused_dots(..., fn = "deviance")
+  validate_fit(object)
+  w <- object$weights %||% 1
+  if (identical(object[["loss"]], "logistic")) {
+    # -2 log-likelihood: each row's weighted log-probability of its class
+    fitted <- fitted_values(object)
+    truth <- cbind(seq_len(nrow(fitted)), match(as.character(object$y), object$response$levels))
+    return(-2 * sum(w * log(fitted[truth])))
+  }
+  sum(w * training_residuals(object)^2)
+}
+
+#' @rdname kitchen_krr-methods
+#' @export
+df.residual.kitchen_krr <- function(object, ...) {
+  nobs(object) - chosen_df(object)
+}
+
+#' @rdname kitchen_krr-methods
+#' @importFrom stats sigma
+#' @export
+sigma.kitchen_krr <- function(object, ...) {
+  if (object$response$type != "vector" || identical(object[["loss"]], "logistic")) {
+    abort_arg("{.fn sigma} is the residual standard deviation of a fit to one numeric response.")
+  }
+  sqrt(stats::deviance(object) / stats::df.residual(object))
+}
+
+# The fit's effective degrees of freedom, intercept included (the trace of
+# its hat matrix): known for the lambda paths scored by GCV or CV on
+# dense maps, NA otherwise (a given lambda, binning, the logistic loss).
+chosen_df <- function(object) {
+  chosen <- object$path$df[object$path$lambda == object$lambda]
+  if (length(chosen)) chosen[1] else NA_real_
+}
+
+#' @rdname kitchen_krr-methods
+#' @param full Not used (the generic's).
+#' @importFrom stats variable.names case.names
+#' @export
+variable.names.kitchen_krr <- function(object, full = FALSE, ...) object$col_names
+
+#' @rdname kitchen_krr-methods
+#' @export
+case.names.kitchen_krr <- function(object, full = FALSE, ...) {
+  fitted <- fitted_values(object)
+  names <- if (is.matrix(fitted)) rownames(fitted) else names(fitted)
+  names %||% as.character(seq_len(NROW(fitted)))
 }
 
 #' @rdname kitchen_krr-methods
@@ -90,6 +158,8 @@ terms.kitchen_krr <- function(x, ...) {
 #' @export
 model.frame.kitchen_krr <- function(formula, ...) {
   formula_fit_only(formula, "model.frame")
+  if (!is.null(formula[["model"]])) return(formula[["model"]])
+  # model = FALSE: rebuilt from the call, which must still find the data
   frame_call <- formula$call
   names(frame_call)[2L] <- "formula"
   frame_call <- frame_call[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "offset"),
@@ -98,7 +168,21 @@ model.frame.kitchen_krr <- function(formula, ...) {
   frame_call$drop.unused.levels <- TRUE
   frame_call$xlev <- formula$xlevels
   frame_call[[1L]] <- quote(stats::model.frame)
-  eval(frame_call, environment(formula$terms))
+  hint <- "The fit keeps no model frame ({.code model = FALSE}); refit with {.code model = TRUE}, the default, to keep it."
+  frame <- tryCatch(eval(frame_call, environment(formula$terms)), error = function(cnd) {
+    abort_arg(c("The model frame of {.arg formula} cannot be rebuilt from its call.", i = hint),
+              parent = cnd)
+  })
+  # At least the response must be the one fitted (lm() would keep its frame).
+  response <- stats::model.response(frame)
+  if (is.factor(formula$y)) response <- as.character(response)
+  fitted_y <- if (is.factor(formula$y)) as.character(formula$y) else formula$y
+  if (NROW(response) != NROW(fitted_y) ||
+      !isTRUE(all.equal(response, fitted_y, check.attributes = FALSE))) {
+    abort_arg(c("The model frame of {.arg formula} cannot be rebuilt from its call: its data changed after the fit.",
+                i = hint))
+  }
+  frame
 }
 
 #' @rdname kitchen_krr-methods
@@ -171,6 +255,14 @@ check_weights <- function(weights, n, arg = rlang::caller_arg(weights),
   }
   if (!any(weights > 0)) abort_arg("{.arg {arg}} must not all be zero.", call = call)
   weights
+}
+
+# The rows with a non-zero weight when some weights are 0 (else NULL: all
+# rows), and those rows of a matrix or weight vector.
+weighted_rows <- function(weights) if (!is.null(weights) && any(weights == 0)) which(weights > 0)
+rows_of <- function(x, rows) {
+  if (is.null(rows) || is.null(x)) return(x)
+  if (is.null(dim(x))) x[rows] else x[rows, , drop = FALSE]
 }
 
 # plot() of a fit with one lambda: observed against fitted (regression), or

@@ -72,7 +72,14 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   # one call, NULL when anything needs the general path below
   # (src/small_calls.cpp; called without its RcppExports wrapper, whose
   # closure costs about 0.7 us).
-  if (...length()) warn_unused_dots(...)
+  if (...length()) {
+    if (missing(newdata) && "new_data" %in% names(list(...))) {
+      # else the training fits would come back, with only a warning
+      abort_arg(c("{.fn predict} of a kitchen fit takes {.arg newdata}, not {.arg new_data}.",
+                  i = "{.arg new_data} is the tidymodels spelling ({.fn augment} takes both)."))
+    }
+    warn_unused_dots(...)
+  }
   if (!missing(newdata) && (missing(type) || identical(type, "response")) &&
       !is.null(out <- .Call(`_kitchen_krr_predict_small_cpp`, object, newdata, n_threads, block_size,
                             verbose))) {

@@ -2,6 +2,14 @@
 # Cholesky, or the lambda path scored by GCV (and CV: R/krr_cv.R) from one
 # tridiagonal reduction of Z'Z.
 
+# The number of observations: the rows with a non-zero weight. GCV's m in
+# m RSS / (m - df)^2, and the rank bound of the default lambdas. Weights are
+# precision weights, as in lm() (whose residual df also counts rows): with
+# the weights' sum, their scale moved GCV's choice (weights summing to 1
+# left m - df < 0 and chose the smallest lambda), and rows weighted 0
+# moved the lambda grid. Without weights, m is the row count as before.
+observed_rows <- function(stats) stats$positive_rows %||% stats$rows
+
 # Ridge solution with an unpenalised intercept from the sufficient statistics.
 # `cv`: the CV scores of the default lambdas when already computed (by the
 # bandwidth search, R/krr_bandwidth_search.R), not computed again.
@@ -21,7 +29,7 @@ krr_solve <- function(stats, lambda, backend, cv = NULL) {
     return(intercept_only_fit(stats, lambda, ybar, zbar, yy))
   }
   if (identical(lambda, "cv")) {
-    lambdas <- default_lambdas(centred_diagonal, stats$rows)
+    lambdas <- default_lambdas(centred_diagonal, observed_rows(stats))
     cv <- cv %||% cv_path(stats, lambdas, backend)
   } else {
     cv <- NULL
@@ -43,10 +51,10 @@ krr_solve <- function(stats, lambda, backend, cv = NULL) {
     # non-zero eigenvalues (default_lambdas()). With "cv", K-fold CV
     # chooses; the GCV scores are reported alongside, from the same
     # reduction of Z'Z that gives the chosen coefficients.
-    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal, stats$rows) else lambda
+    if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal, observed_rows(stats)) else lambda
     chosen <- if (is.null(cv)) 0L else best_candidate(cv)
     if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
-    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), n, lambdas, chosen, backend$lapack,
+    scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), observed_rows(stats), lambdas, chosen, backend$lapack,
                                  backend$n_threads, backend$simd, use_band_reduction(ncol(gram)))
     if (scored$best == 0) abort_no_lambda(lambdas)
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)

@@ -79,11 +79,12 @@ finish_statistics <- function(acc) {
 }
 
 # `n` is the sum of the weights (the row count without weights), `rows` the
-# row count. No Gram matrix until the first rows (a 1.15 GB matrix of zeros
+# row count, `positive_rows` the count of rows with a non-zero weight (GCV's
+# observations: observed_rows()). No Gram matrix until the first rows (a 1.15 GB matrix of zeros
 # at D = 12,000 that the fit pass would replace).
 empty_statistics <- function(dim, k) {
   list(gram = NULL, zy = matrix(0, dim, k), zsum = numeric(dim),
-       ysum = numeric(k), yy = numeric(k), n = 0, rows = 0)
+       ysum = numeric(k), yy = numeric(k), n = 0, rows = 0, positive_rows = 0)
 }
 
 # The response's sums; with weights w, weighted: y'w, sum w y^2, sum w
@@ -93,10 +94,12 @@ add_response_sums <- function(stats, y, w = NULL) {
     stats$ysum <- stats$ysum + colSums(y)
     stats$yy <- stats$yy + colSums(y^2)
     stats$n <- stats$n + nrow(y)
+    stats$positive_rows <- stats$positive_rows + nrow(y)
   } else {
     stats$ysum <- stats$ysum + colSums(w * y)
     stats$yy <- stats$yy + colSums(w * y^2)
     stats$n <- stats$n + sum(w)
+    stats$positive_rows <- stats$positive_rows + sum(w > 0)
   }
   stats$rows <- stats$rows + nrow(y)
   stats
@@ -106,7 +109,7 @@ add_response_sums <- function(stats, y, w = NULL) {
 # at D = 12,000 it is a 1.15 GB pass), or left out. An empty a (no Gram
 # matrix yet) plus b is b.
 sum_statistics <- function(a, b, sign = 1, gram = TRUE) {
-  fields <- c("zy", "zsum", "ysum", "yy", "n", "rows")
+  fields <- c("zy", "zsum", "ysum", "yy", "n", "rows", "positive_rows")
   sum_gram <- function() {
     if (is.null(a$gram) && sign == 1) b$gram else gram_combine_cpp(a$gram, b$gram, sign, 1L)
   }

@@ -83,23 +83,29 @@ map_input <- function(map, newdata, arg = rlang::caller_arg(newdata),
   x <- if (checked) newdata else
     as_data_matrix(used_columns(newdata, map$col_names, arg, call), allow_sparse = TRUE, arg = arg,
                    call = call, allow_empty = allow_empty)
-  names <- colnames(x)
-  if (!is.null(map$col_names) && !is.null(names)) {
-    # x[, col_names] would take the first of two equal names.
-    check_column_names(names[names %in% map$col_names], arg, call)
-    missing <- setdiff(map$col_names, names)
-    if (length(missing)) {
-      abort_arg(c("{.arg {arg}} lacks columns the map was built with.",
-                  x = "Missing: {.val {missing}}."), call = call)
-    }
-    if (!identical(names, map$col_names)) x <- x[, map$col_names, drop = FALSE]
-  }
+  x <- columns_by_name(x, map$col_names, "map was built with", arg, call)
   if (ncol(x) != map$d) {
     abort_arg("{.arg {arg}} must have {map$d} column{?s} like the map's training data, not {ncol(x)}.",
               call = call)
   }
   if (clip && !is.null(map$clip)) x <- clip_to_range(x, map$clip)
   x
+}
+
+# x's columns `names`, in that order, when x and `names` both name columns
+# (x as it is otherwise). `whose`: "map was built with", "model was fitted
+# with", for the error when some are missing.
+columns_by_name <- function(x, names, whose, arg, call) {
+  given <- colnames(x)
+  if (is.null(names) || is.null(given) || identical(given, names)) return(x)
+  # x[, names] would take the first of two equal names.
+  check_column_names(given[given %in% names], arg, call)
+  missing <- setdiff(names, given)
+  if (length(missing)) {
+    abort_arg(c("{.arg {arg}} lacks columns the {whose}.", x = "Missing: {.val {missing}}."),
+              call = call)
+  }
+  x[, names, drop = FALSE]
 }
 
 # A data frame's columns named `names` when it has them all, so that other
@@ -138,22 +144,13 @@ fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
                       call = rlang::caller_env()) {
   # `newdata` is never reassigned: `arg` names the caller's expression.
   training <- object$col_names
-  matched <- newdata
-  if (is.null(object$map$col_names) && !is.null(training)) {
-    x <- as_data_matrix(used_columns(newdata, training, arg, call), allow_sparse = TRUE, arg = arg,
-                        call = call, allow_empty = TRUE)
-    names <- colnames(x)
-    if (!is.null(names) && !identical(names, training)) {
-      check_column_names(names[names %in% training], arg, call)
-      missing <- setdiff(training, names)
-      if (length(missing)) {
-        abort_arg(c("{.arg {arg}} lacks columns the model was fitted with.",
-                    x = "Missing: {.val {missing}}."), call = call)
-      }
-      matched <- x[, training, drop = FALSE]
-    }
+  if (!is.null(object$map$col_names) || is.null(training)) {
+    return(map_input(object$map, newdata, arg = arg, call = call, allow_empty = TRUE))
   }
-  map_input(object$map, matched, arg = arg, call = call, allow_empty = TRUE)
+  x <- as_data_matrix(used_columns(newdata, training, arg, call), allow_sparse = TRUE, arg = arg,
+                      call = call, allow_empty = TRUE)
+  map_input(object$map, columns_by_name(x, training, "model was fitted with", arg, call),
+            arg = arg, call = call, checked = TRUE, allow_empty = TRUE)
 }
 
 # Refuses, with the memory it would need, a map whose numbers (or whose
@@ -247,12 +244,12 @@ map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env())
 # n_features: a count, even for cos_sin features (cosine and sine pairs),
 # small enough that the features of a block of 1024 rows fit in
 # max_dense_entries (checked before any random number is drawn).
-check_feature_count <- function(n_features, type, call = rlang::caller_env()) {
-  check_count(n_features, arg = "n_features", call = call)
+check_feature_count <- function(n_features, type, arg = "n_features", call = rlang::caller_env()) {
+  check_count(n_features, arg = arg, call = call)
   check_map_size(1024 * as.double(n_features), "The features of a block of 1024 rows",
-                 "n_features", call = call)
+                 arg, call = call)
   if (type == "cos_sin" && n_features %% 2 != 0) {
-    abort_arg("{.arg n_features} must be even for {.code type = \"cos_sin\"}, not {n_features}.",
+    abort_arg("{.arg {arg}} must be even for {.code type = \"cos_sin\"}, not {n_features}.",
               call = call)
   }
 }

@@ -75,6 +75,8 @@
 nystrom <- function(x, n_centers, kernel = "gaussian", sigma = NULL,
                     centers = c("uniform", "kmeans", "leverage"),
                     scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL, ...) {
+  rlang::check_required(x)
+  rlang::check_required(n_centers)
   centers <- match_choice(centers, c("uniform", "kmeans", "leverage"))
   scale <- match_choice(scale, c("standard", "minmax", "none"))
   check_flag(clip)

@@ -100,6 +100,8 @@
 rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
                  scale = c("minmax", "standard", "none"), clip = TRUE, n_buckets = NULL, seed = NULL,
                  stratified = TRUE, n_threads = NULL, ...) {
+  rlang::check_required(x)
+  rlang::check_required(n_grids)
   scale <- match_choice(scale, c("minmax", "standard", "none"))
   check_count(n_grids)
   check_flag(clip)

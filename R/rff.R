@@ -83,6 +83,8 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
                 type = c("cos_sin", "cos_phase"),
                 scale = c("standard", "minmax", "none"), clip = TRUE, seed = NULL,
                 orthogonal = FALSE, ...) {
+  rlang::check_required(x)
+  rlang::check_required(n_features)
   type <- match_choice(type, c("cos_sin", "cos_phase"))
   check_flag(orthogonal)
   scale <- match_choice(scale, c("standard", "minmax", "none"))

@@ -55,6 +55,7 @@ step_kernel_features <- function(recipe, ..., role = "predictor", trained = FALS
   rlang::check_installed("recipes", "for `step_kernel_features()`.")
   map <- match_choice(map, c("rff", "fastfood"))
   # num_features and sigma may be tune() placeholders until prep().
+  if (is.numeric(num_features)) check_feature_count(num_features, "cos_sin", arg = "num_features")
   check_count(seed, min = 0)
   check_flag(keep_original_cols)
   if (!is.character(prefix) || length(prefix) != 1L || is.na(prefix)) {
@@ -88,7 +89,7 @@ prep.step_kernel_features <- function(x, training, info = NULL, ...) {
                 x = "Not numeric: {.val {columns[!numeric]}}."), call = NULL)
   }
   num_features <- x$num_features
-  check_feature_count(num_features, "cos_sin", call = NULL)
+  check_feature_count(num_features, "cos_sin", arg = "num_features", call = NULL)
   if (!is.null(x$sigma)) check_positive(x$sigma, arg = "sigma", call = NULL)
   data <- as.matrix(training[columns])
   check_complete_columns(data, "training")  # else rff()'s error names its `x`

@@ -252,6 +252,22 @@ test_that("a sparse matrix's non-finite value is located by row and column", {
                class = "kitchen_error_argument")
 })
 
+test_that("missing arguments, abbreviations and refused numbers read as R users expect", {
+  x <- as.matrix(mtcars[, c("wt", "hp")])
+  for (call in list(quote(rff(x)), quote(fastfood(x)), quote(rbin(x)), quote(nystrom(x)),
+                    quote(krr_fit(x)))) {
+    cnd <- tryCatch(eval(call), error = identity)
+    expect_match(conditionMessage(cnd), "is absent but must be supplied")
+    expect_identical(cnd$call[[1]], call[[1]])  # the user's call, not an internal helper
+  }
+  fit <- krr_fit(x, mtcars$mpg, rff(x, 20, seed = 1), lambda = 1, n_threads = 1)
+  expect_identical(predict(fit, x[1:2, ], type = "resp"), predict(fit, x[1:2, ]))
+  expect_identical(rff(x, 20, scale = "min", seed = 1), rff(x, 20, scale = "minmax", seed = 1))
+  expect_error(rff(x, 20, scale = "x"), "must be one of", class = "kitchen_error_argument")
+  expect_error(rff(x, -1), "not -1\\.", class = "kitchen_error_argument")  # a number, unquoted
+  expect_error(rff(x, 20, sigma = -2), "not -2", class = "kitchen_error_argument")
+})
+
 test_that("n_folds given with folds is said to be unused", {
   x <- as.matrix(mtcars[, c("wt", "hp")])
   expect_warning(krr_fit(x, mtcars$mpg, n_features = 20, seed = 1, folds = rep(1:4, 8),

@@ -151,6 +151,103 @@ test_that("fitted, residuals, nobs, predict(), coef names, formula, terms, model
   expect_error(model.matrix(matrix_fit), "from a matrix")
 })
 
+test_that("the model frame is kept: later changes to the data and wrappers do not reach it", {
+  dd <- mtcars
+  fit <- krr_fit(mpg ~ wt + hp, dd, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
+                 verbose = FALSE)
+  frame <- model.frame(fit)
+  dd$wt <- dd$wt * 1000
+  dd$mpg <- dd$mpg + 100
+  expect_identical(model.frame(fit), frame)
+  expect_equal(model.frame(fit)$wt, mtcars$wt)
+  expect_equal(model.matrix(fit)[, "wt"], mtcars$wt, ignore_attr = TRUE)
+  # fits made through a wrapper's ..., lapply() or another function's data
+  d <- data.frame(x1 = runif(40), x2 = runif(40), y = runif(40))
+  wrapper <- function(...) krr_fit(..., lambda = 0.5, n_features = 40, seed = 1, n_threads = 1,
+                                   verbose = FALSE)
+  local_data <- function(fo, dat) wrapper(fo, dat)
+  fits <- c(list(wrapper(y ~ x1 + x2, d), local_data(y ~ x1 + x2, d)),
+            lapply(list(y ~ x1 + x2), krr_fit, data = d, lambda = 0.5, n_features = 40,
+                   seed = 1, n_threads = 1, verbose = FALSE))
+  for (f in fits) {
+    expect_identical(dim(model.frame(f)), c(40L, 3L))
+    expect_identical(dim(model.matrix(f)), c(40L, 2L))
+  }
+  # model = FALSE: rebuilt from the call, or a kitchen error that says why
+  slim <- krr_fit(mpg ~ wt + hp, mtcars, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
+                  verbose = FALSE, model = FALSE)
+  expect_null(slim$model)
+  expect_equal(model.frame(slim), frame, ignore_attr = TRUE)
+  slim_fit <- function(fo, dat) {
+    krr_fit(fo, dat, lambda = 1, n_features = 40, seed = 1, n_threads = 1, verbose = FALSE,
+            model = FALSE)
+  }
+  gone <- slim_fit(mpg ~ wt, mtcars)  # `dat` is not where the formula was written
+  expect_error(model.frame(gone), "cannot be rebuilt", class = "kitchen_error_argument")
+  dd <- mtcars
+  changed <- krr_fit(mpg ~ wt, dd, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
+                     verbose = FALSE, model = FALSE)
+  dd$mpg <- dd$mpg + 1
+  expect_error(model.frame(changed), "data changed", class = "kitchen_error_argument")
+  expect_error(krr_fit(mpg ~ wt, mtcars, model = NA), "model", class = "kitchen_error_argument")
+})
+
+test_that("deviance(), df.residual(), sigma(), variable.names() and case.names()", {
+  fit <- krr_fit(mpg ~ wt + hp, mtcars, n_features = 60, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_equal(deviance(fit), sum(residuals(fit)^2))
+  df <- fit$path$df[fit$path$lambda == fit$lambda]
+  expect_equal(df.residual(fit), 32 - df)
+  expect_equal(sigma(fit), sqrt(deviance(fit) / (32 - df)))
+  expect_identical(variable.names(fit), c("wt", "hp"))
+  expect_identical(case.names(fit), rownames(mtcars))
+  w <- rep(1:2, 16)
+  weighted <- krr_fit(mpg ~ wt + hp, mtcars, weights = w, lambda = 0.5, n_features = 60, seed = 1,
+                      n_threads = 1, verbose = FALSE)
+  expect_equal(deviance(weighted), sum(w * residuals(weighted)^2))
+  expect_true(is.na(df.residual(weighted)))  # a given lambda: no path to read df from
+  logistic <- krr_fit(Species ~ ., iris, loss = "logistic", lambda = 0.1, n_features = 60,
+                      seed = 1, n_threads = 1, verbose = FALSE)
+  p <- fitted(logistic)
+  expect_equal(deviance(logistic), -2 * sum(log(p[cbind(1:150, as.integer(iris$Species))])))
+  expect_error(sigma(logistic), "one numeric response", class = "kitchen_error_argument")
+})
+
+test_that("predict() names the variable of the wrong type, a misfit offset and new_data", {
+  d <- mtcars
+  d$lg <- d$am == 1
+  fit <- krr_fit(mpg ~ lg + wt, d, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
+                 verbose = FALSE)
+  text <- d[1:2, ]
+  text$wt <- as.character(text$wt)
+  expect_error(predict(fit, text), "variable 'wt' was fitted with type \"numeric\"",
+               class = "kitchen_error_argument")
+  numbers <- d[1:2, ]
+  numbers$lg <- as.numeric(numbers$lg)
+  expect_error(predict(fit, numbers), "'lg'", class = "kitchen_error_argument")
+  expect_equal(predict(fit, transform(d[1:2, ], cyl = as.character(cyl))), predict(fit, d[1:2, ]))
+  off <- rnorm(32)
+  with_offset <- krr_fit(mpg ~ wt, mtcars, offset = off, lambda = 1, n_features = 40, seed = 1,
+                         n_threads = 1, verbose = FALSE)
+  expect_error(predict(with_offset, mtcars[1:4, ]), "gives 32 values for the 4 rows",
+               class = "kitchen_error_argument")
+  expect_error(predict(fit, new_data = d[1:2, ]), "takes `newdata`, not `new_data`",
+               class = "kitchen_error_argument")
+  expect_equal(predict(fit, d[1:3, ], type = "resp"), predict(fit, d[1:3, ]))
+})
+
+test_that("folds are evaluated in data and follow subset and na.action", {
+  d <- mtcars
+  d$wt[5] <- NA
+  d$fold <- rep(1:4, length.out = 32)
+  fit <- krr_fit(mpg ~ wt + hp, d, folds = fold, subset = cyl != 6, n_features = 40, seed = 1,
+                 n_threads = 1, verbose = FALSE)
+  rows <- d$cyl != 6 & !is.na(d$wt)
+  by_hand <- krr_fit(mpg ~ wt + hp, d[rows, ], folds = d$fold[rows], n_features = 40, seed = 1,
+                     n_threads = 1, verbose = FALSE)
+  expect_equal(fit$path$cv, by_hand$path$cv)
+  expect_identical(fit$n_folds, 4L)
+})
+
 test_that("model.matrix() gives the predictors the map saw, with the fit's contrasts", {
   fit <- krr_fit(mpg ~ wt + factor(cyl), mtcars, n_features = 32, lambda = 1, seed = 1,
                  n_threads = 1, contrasts = list(`factor(cyl)` = "contr.sum"), verbose = FALSE)

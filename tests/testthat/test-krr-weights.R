@@ -1,7 +1,8 @@
 # Sample weights: sum_i w_i (y_i - f(x_i))^2 + lambda ||beta||^2. Whole-number
-# weights give the fit on replicated rows, zero weights the fit without
-# those rows, for dense maps (GCV, fixed lambda, sigma candidates), rbin
-# (CG) and chunked data.
+# weights give the fit on replicated rows at a given lambda, zero weights
+# the fit without those rows, for dense maps, rbin (CG) and chunked data.
+# GCV counts the rows with a non-zero weight (precision weights, as in
+# lm()), so that the weights' scale cannot move its choice.
 
 weights_toy <- function(n = 240, d = 3) {
   set.seed(21)
@@ -25,27 +26,48 @@ test_that("whole-number weights give the fit on replicated rows (dense maps)", {
   for (make in list(function(x) rff(x, 60, sigma = 1, seed = 3),
                     function(x) fastfood(x, 64, sigma = 1, seed = 3))) {
     map <- make(toy$x)
-    for (lambda in list("gcv", 0.3, c(0.01, 0.1, 1))) {
+    weighted <- krr_fit(toy$x, toy$y, map, lambda = 0.3, weights = toy$w, block_size = 50,
+                        n_threads = 1, verbose = FALSE)
+    replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, lambda = 0.3,
+                          block_size = 50, n_threads = 1, verbose = FALSE)
+    expect_same_fit(weighted, replicated)
+    expect_equal(weighted$training_rmse, replicated$training_rmse, tolerance = 1e-8)
+    # GCV: the same hat matrix trace and residuals along the path, over the
+    # rows with a non-zero weight (m) instead of the copies (N)
+    for (lambda in list("gcv", c(0.01, 0.1, 1))) {
       weighted <- krr_fit(toy$x, toy$y, map, lambda = lambda, weights = toy$w, block_size = 50,
                           n_threads = 1, verbose = FALSE)
-      replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, lambda = lambda,
+      replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, lambda = weighted$path$lambda,
                             block_size = 50, n_threads = 1, verbose = FALSE)
-      expect_same_fit(weighted, replicated)
-      expect_equal(weighted$path$gcv, replicated$path$gcv, tolerance = 1e-8)
-      expect_equal(weighted$training_rmse, replicated$training_rmse, tolerance = 1e-8)
+      df <- replicated$path$df
+      expect_equal(weighted$path$df, df, tolerance = 1e-8)
+      m <- sum(toy$w > 0)
+      big_n <- sum(toy$w)
+      rss <- replicated$path$gcv * (big_n - df)^2 / big_n
+      expect_equal(weighted$path$gcv, m * rss / (m - df)^2, tolerance = 1e-8)
     }
   }
-  # And with several bandwidths: the same (sigma, lambda) is chosen by GCV
-  # (among lambdas that keep the system well conditioned, so that rounding
-  # cannot be mistaken for a difference).
-  map <- rff(toy$x, 60, sigma = 1, seed = 3)
-  lambdas <- 10^seq(-2, 1, by = 0.5)
-  weighted <- krr_fit(toy$x, toy$y, map, sigma = "auto", lambda = lambdas, weights = toy$w,
-                      n_threads = 1, verbose = FALSE)
-  replicated <- krr_fit(toy$x[copies, ], toy$y[copies], map, sigma = "auto", lambda = lambdas,
-                        n_threads = 1, verbose = FALSE)
-  expect_equal(weighted$sigma_path, replicated$sigma_path, tolerance = 1e-8)
-  expect_same_fit(weighted, replicated)
+})
+
+test_that("GCV's choice does not depend on the weights' scale (primal and dual paths)", {
+  toy <- weights_toy(120)
+  w <- runif(120, 0.2, 3)
+  for (features in c(60, 400)) {  # 400 > 120 rows: the dual path
+    map <- rff(toy$x, features, sigma = 1, seed = 3)
+    fits <- lapply(c(1, 1 / sum(w), 1e6), function(k) {
+      list(gcv = krr_fit(toy$x, toy$y, map, lambda = "gcv", weights = w * k, n_threads = 1,
+                         verbose = FALSE),
+           auto = krr_fit(toy$x, toy$y, map, sigma = "auto", lambda = "gcv", weights = w * k,
+                          n_threads = 1, verbose = FALSE))
+    })
+    for (f in fits[-1]) {
+      for (kind in c("gcv", "auto")) {
+        expect_equal(f[[kind]]$map$kernel$sigma, fits[[1]][[kind]]$map$kernel$sigma)
+        expect_equal(f[[kind]]$path$df, fits[[1]][[kind]]$path$df, tolerance = 1e-6)
+        expect_equal(fitted(f[[kind]]), fitted(fits[[1]][[kind]]), tolerance = 1e-6)
+      }
+    }
+  }
 })
 
 test_that("zero weights give the fit without those rows, also for classes and CV", {
@@ -69,6 +91,31 @@ test_that("zero weights give the fit without those rows, also for classes and CV
                      n_threads = 1, verbose = FALSE)
   expect_equal(by_cv$path$cv, dropped$path$cv, tolerance = 1e-8)
   expect_same_fit(by_cv, dropped)
+})
+
+test_that("a map built by name, its bandwidth search and the folds leave zero-weighted rows out", {
+  toy <- weights_toy()
+  keep <- toy$w > 0
+  x <- toy$x
+  x[which(!keep)[1:3], 1] <- 50  # outliers the user weighs out: before, they set the map's range
+  for (args in list(list(features = "rff"), list(features = "rbin", n_grids = 20),
+                    list(features = "rff", sigma = "ard"))) {
+    weighted <- do.call(krr_fit, c(list(x, toy$y, weights = as.numeric(keep), seed = 2,
+                                        n_threads = 1, verbose = FALSE), args))
+    dropped <- do.call(krr_fit, c(list(x[keep, ], toy$y[keep], seed = 2, n_threads = 1,
+                                       verbose = FALSE), args))
+    expect_equal(weighted$map$kernel$sigma, dropped$map$kernel$sigma)
+    expect_equal(weighted$lambda, dropped$lambda)
+    expect_equal(predict(weighted, x[keep, ]), predict(dropped, x[keep, ]), tolerance = 1e-6)
+  }
+  # the folds: drawn for the weighted rows only, from the stream as without the others
+  set.seed(5)
+  weighted <- krr_fit(x, toy$y, rff(x[keep, ], 60, sigma = 1, seed = 1), weights = as.numeric(keep),
+                      n_threads = 1, verbose = FALSE)
+  set.seed(5)
+  dropped <- krr_fit(x[keep, ], toy$y[keep], rff(x[keep, ], 60, sigma = 1, seed = 1),
+                     n_threads = 1, verbose = FALSE)
+  expect_equal(weighted$path$cv, dropped$path$cv, tolerance = 1e-8)
 })
 
 test_that("weights match a direct weighted ridge solve", {

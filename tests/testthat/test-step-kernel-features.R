@@ -55,8 +55,9 @@ test_that("bad input is refused with errors naming what is wrong", {
   rec <- recipes::recipe(Species ~ ., data = iris)
   expect_error(step_kernel_features(rec, Sepal.Length, map = "rbin"), "map",
                class = "kitchen_error_argument")
-  expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, num_features = 7)), "even",
-               class = "kitchen_error_argument")
+  # when the step is made, naming its own argument
+  expect_error(step_kernel_features(rec, Sepal.Length, num_features = 7),
+               "`num_features` must be even", class = "kitchen_error_argument")
   expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, sigma = -1)), "sigma",
                class = "kitchen_error_argument")
   expect_error(recipes::prep(step_kernel_features(recipes::recipe(~ ., data = iris), Species)),
