@@ -42,13 +42,18 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
 # learns it (a probability of 1e-20 for the true class of rows the fit
 # classifies right). `class_weights`: the weight of each class (columns)
 # in each fold (rows).
-calibration_problem <- function(class_weights, levels) {
+calibration_problem <- function(class_weights, levels, call = rlang::caller_env()) {
   training <- sweep(-class_weights, 2, colSums(class_weights), "+")
   lacking <- which(training <= 0 & rep(colSums(class_weights) > 0, each = nrow(training)),
                    arr.ind = TRUE)
   if (!nrow(lacking)) return(NULL)
-  sprintf("the fit of CV fold %d saw no row of class \"%s\", so the held-out scores cannot be calibrated",
-          lacking[1, 1], levels[lacking[1, 2]])
+  problem <- sprintf("the fit of CV fold %d saw no row of class \"%s\", so the held-out scores cannot be calibrated",
+                     lacking[1, 1], levels[lacking[1, 2]])
+  # said now, not first when predict(type = "prob") refuses
+  cli::cli_warn(c("The fit has no class probabilities: {problem}.",
+                  i = "A class with very few rows does this; {.code loss = \"logistic\"} gives probabilities, as do {.arg folds} that leave rows of every class in each fold's training rows."),
+                call = call)
+  problem
 }
 
 # The weight of each class in each fold, from +1 / -1 class codes and a fold

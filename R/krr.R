@@ -380,7 +380,9 @@
 #'   candidates are screened on fold 1 as for least squares.
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
 #'   folds at random (use [set.seed()] to reproduce, or give the map built by
-#'   name a `seed`), unless `folds` is given.
+#'   name a `seed`), unless `folds` is given. For classes the folds are
+#'   stratified: each class's rows are dealt to the folds in turn, so that
+#'   every class of two rows or more has training rows in each fold's fit.
 #' @param folds Optional fold number of each row, for `lambda = "cv"` (for
 #'   the formula method, an expression evaluated in `data`, whose rows
 #'   `subset` and `na.action` drop with the others, as for `weights`).
@@ -540,7 +542,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     ((binned || logistic) && !(is.numeric(lambda) && length(lambda) == 1))
   # A seed given for the map fixes the folds too: the same call, the same fit.
   fold_seed <- if (is.null(folds)) given_seed
-  folds <- if (by_cv) with_seed(derived_seed(fold_seed), krr_folds(folds, nrow(x), n_folds, kept))
+  strata <- if (response$type == "class") max.col(response$y, "first")  # folds by class
+  folds <- if (by_cv) with_seed(derived_seed(fold_seed), krr_folds(folds, nrow(x), n_folds, kept, strata))
 
   started <- proc.time()[["elapsed"]]
   if (logistic && binned) {
@@ -594,7 +597,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     # For predict(type = "prob"): R/calibration.R.
     fit$uncalibrated <- calibration_problem(
       fold_class_weights(response$y, weights, folds %||% calibration_folds(nrow(x))),
-      response$levels)
+      response$levels, call)
     fit$calibration <- if (!is.null(fit$uncalibrated)) NULL else if (binned) {
       calibration_of_scores(search$solution$held_out_scores, response$y, weights, backend)
     } else if (solver == "direct") {

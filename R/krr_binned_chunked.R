@@ -101,7 +101,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
     # for predict(type = "prob"), as in memory (R/calibration.R)
     fit$uncalibrated <- calibration_problem(
       fold_class_weights(y$y, weights, folds %||% calibration_folds(length(weights))),
-      response$levels)  # R/calibration.R
+      response$levels, call)  # R/calibration.R
     if (is.null(fit$uncalibrated)) {
       fit$calibration <- calibration_of_scores(search$solution$held_out_scores, y$y,
                                                if (has_weights) weights, backend)

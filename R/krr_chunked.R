@@ -92,7 +92,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     # a class's weight in a fold is (n + its +1 / -1 codes' sum) / 2
     folds <- search$stats$folds
     fit$uncalibrated <- if (!is.null(folds)) calibration_problem(
-      do.call(rbind, lapply(folds, function(f) (f$n + f$ysum) / 2)), info$response$levels)
+      do.call(rbind, lapply(folds, function(f) (f$n + f$ysum) / 2)), info$response$levels, call)
     if (is.null(fit$uncalibrated)) {
       fit$calibration <- chunked_class_calibration(x, fit, search$stats, block_size, backend,
                                                    engine, verbose, here)

@@ -5,13 +5,15 @@
 
 # Fold of each row: given by the user (checked), or drawn from R's random
 # stream so that set.seed() reproduces it; `kept` (weighted_rows()): the
-# rows drawn, when the others have weight 0.
-krr_folds <- function(folds, n, n_folds, kept = NULL, call = rlang::caller_env()) {
+# rows drawn, when the others have weight 0; `strata`: each row's class,
+# for folds stratified by class (stratified_folds()).
+krr_folds <- function(folds, n, n_folds, kept = NULL, strata = NULL, call = rlang::caller_env()) {
   if (is.null(folds)) {
     check_count(n_folds, min = 2, arg = "n_folds", call = call)
     m <- if (is.null(kept)) n else length(kept)
     if (n_folds > m) abort_arg("{.arg n_folds} ({n_folds}) must not exceed the number of rows ({m}).", call = call)
-    drawn <- sample(rep_len(seq_len(n_folds), m))
+    drawn <- if (is.null(strata)) sample(rep_len(seq_len(n_folds), m)) else
+      stratified_folds(if (is.null(kept)) strata else strata[kept], n_folds)
     if (is.null(kept)) return(drawn)
     # drawn for the weighted rows alone, as without the others (weight 0:
     # in any fold, they count in none)
@@ -26,6 +28,20 @@ krr_folds <- function(folds, n, n_folds, kept = NULL, call = rlang::caller_env()
   }
   folds <- match(folds, sort(unique(folds)))  # folds numbered 1..K, none empty
   if (max(folds) < 2) abort_arg("{.arg folds} must define at least two folds.", call = call)
+  folds
+}
+
+# Folds for classes: each class's rows, in a random order, dealt to the
+# folds in turn, so that a class of two rows or more has training rows in
+# every fold's fit (with random folds a rare class could sit in one fold,
+# whose fit then never saw it: no calibrated probabilities, and a CV score
+# of a fit that cannot predict it), as caret's createFolds() stratifies.
+# The folds' sizes differ by at most one, as with random folds.
+stratified_folds <- function(strata, n_folds) {
+  shuffled <- sample.int(length(strata))
+  dealt <- shuffled[order(strata[shuffled])]  # by class, random within each
+  folds <- integer(length(strata))
+  folds[dealt] <- rep_len(seq_len(n_folds), length(strata))
   folds
 }
 

@@ -66,6 +66,15 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   }
   y <- stats::model.response(frame)
   if (is.character(y) || is.logical(y)) y <- factor(y)
+  if (is.factor(y)) {
+    # model.frame() dropped the levels left without rows (by NA or subset)
+    given <- tryCatch(eval(x[[2L]], if (is.list(data) || is.environment(data)) data, environment(x)),
+                      error = function(cnd) NULL)
+    if (is.factor(given)) {
+      warn_empty_classes(setdiff(levels(given), levels(y)), " after `subset` and `na.action`",
+                         call)
+    }
+  }
   observed <- y
   offset <- stats::model.offset(frame)
   if (!is.null(offset)) {

@@ -88,8 +88,8 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
   validate_fit(object)
   type <- match_choice(type, c("response", "class", "prob", "link"))
   logistic <- identical(object[["loss"]], "logistic")
-  if (type == "class" && object$response$type != "class") {
-    abort_arg("{.code type = \"class\"} needs a classification fit (a factor {.arg y}).")
+  if (type %in% c("class", "prob") && object$response$type != "class") {
+    abort_arg("{.code type = \"{type}\"} needs a classification fit (a factor {.arg y}); this one is a regression.")
   }
   calibrated <- type == "prob" && !logistic && !is.null(object$calibration)
   if (type == "link" && !logistic) {

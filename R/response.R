@@ -86,12 +86,25 @@ response_kind <- function(state) {
   else if (state$kind == "factor") "a factor" else "character labels"
 }
 
+# Classes of a factor response without a row are left out of the fit, as
+# ranger and nnet::multinom() do, but said: the fit can never predict them,
+# and predict(type = "prob") has no column for them.
+warn_empty_classes <- function(empty, after, call) {
+  if (!length(empty)) return(invisible())
+  cli::cli_warn(c("{length(empty)} class{?es} of {.arg y} ha{?s/ve} no rows{after} and {?is/are} left out of the fit: {.val {empty}}.",
+                  i = "The fit cannot predict {cli::qty(length(empty))}{?it/them}, and {.code predict(type = \"prob\")} gives no column for {?it/them}."),
+                call = call)
+}
+
 # The classes, ordered as droplevels() (factors) or factor() (character
 # labels) would order them in memory.
 class_levels <- function(response, call, where = " over all chunks") {
   levels <- if (response$kind == "factor") {
     response$factor_levels[response$factor_levels %in% response$seen]
   } else sort(response$seen)
+  if (response$kind == "factor") {
+    warn_empty_classes(setdiff(response$factor_levels, levels), "", call)
+  }
   if (length(levels) < 2) {
     abort_arg("{.arg y} must have at least two classes{where}, not {length(levels)}.",
               call = call)

@@ -94,15 +94,21 @@ test_that("folds whose fits miss a class leave the fit without probabilities, an
   folds <- ifelse(iris$Species == "setosa", 1L, rep(2:5, length.out = 150))
   chunks <- lapply(split(seq_len(150), c(rep(1, 50), rep(2:6, 20))),
                    function(r) list(x = x[r, ], y = iris$Species[r]))
+  # said when the fit is made, not first when predict(type = "prob") refuses
+  said <- "no class probabilities: the fit of CV fold 1 saw no row of class \"setosa\""
+  warned <- function(fit) {
+    expect_warning(out <- fit, said)  # (expect_warning() returns the warning)
+    out
+  }
   fits <- list(
-    dense = krr_fit(x, iris$Species, rff(x, 100, seed = 1), folds = folds, n_threads = 1,
-                    verbose = FALSE),
-    binned = krr_fit(x, iris$Species, rbin(x, 10, seed = 1), folds = folds, n_threads = 1,
-                     verbose = FALSE),
-    chunked = krr_fit(chunked(chunks), rff(x, 100, seed = 1), lambda = "cv", n_threads = 1,
-                      verbose = FALSE),
-    chunked_binned = krr_fit(chunked(chunks), rbin(x, 10, seed = 1), lambda = "cv",
-                             n_threads = 1, verbose = FALSE))
+    dense = warned(krr_fit(x, iris$Species, rff(x, 100, seed = 1), folds = folds, n_threads = 1,
+                           verbose = FALSE)),
+    binned = warned(krr_fit(x, iris$Species, rbin(x, 10, seed = 1), folds = folds, n_threads = 1,
+                            verbose = FALSE)),
+    chunked = warned(krr_fit(chunked(chunks), rff(x, 100, seed = 1), lambda = "cv", n_threads = 1,
+                             verbose = FALSE)),
+    chunked_binned = warned(krr_fit(chunked(chunks), rbin(x, 10, seed = 1), lambda = "cv",
+                                    n_threads = 1, verbose = FALSE)))
   for (fit in fits) {
     expect_gt(mean(predict(fit, x, type = "class") == iris$Species), 0.8)
     expect_error(predict(fit, x, type = "prob"), "fold 1 saw no row of class \"setosa\"",
@@ -113,4 +119,24 @@ test_that("folds whose fits miss a class leave the fit without probabilities, an
   fine <- krr_fit(x, iris$Species, rff(x, 100, seed = 1), folds = rep(1:5, 30), n_threads = 1,
                   verbose = FALSE)
   expect_equal(unname(rowSums(predict(fine, x, type = "prob"))), rep(1, 150))
+})
+
+test_that("CV folds for classes are stratified: a class of two rows trains every fold's fit", {
+  strata <- c(rep(1L, 40), rep(2L, 7), rep(3L, 2))
+  set.seed(4)
+  folds <- kitchen:::krr_folds(NULL, length(strata), 5, strata = strata)
+  expect_identical(sort(unique(folds)), 1:5)
+  expect_lte(diff(range(tabulate(folds, 5))), 1)  # sizes as even as random folds'
+  expect_identical(length(unique(folds[strata == 2])), 5L)
+  expect_identical(length(unique(folds[strata == 3])), 2L)  # the two rows in two folds
+  set.seed(4)
+  expect_identical(kitchen:::krr_folds(NULL, length(strata), 5, strata = strata), folds)
+  # a fit with a class of two rows: calibrated probabilities, no warning
+  x <- as.matrix(iris[, 1:4])
+  y <- factor(ifelse(seq_len(150) %in% c(3, 77), "rare", as.character(iris$Species)))
+  set.seed(1)
+  expect_no_warning(fit <- krr_fit(x, y, rff(x, 100, seed = 1), n_threads = 1, verbose = FALSE))
+  p <- predict(fit, x[1:5, ], type = "prob")
+  expect_equal(unname(rowSums(p)), rep(1, 5))
+  expect_identical(colnames(p), levels(y))
 })

@@ -112,6 +112,7 @@ test_that("several bandwidths re-read the chunks and match the in-memory search"
                  verbose = FALSE)
   memory <- krr_fit(toy$x, toy$y, map, sigma = c(0.5, 1, 2), lambda = c(0.01, 0.1, 1), n_threads = 1)
   expect_identical(reads, 12)
+  expect_identical(nobs(fit), nobs(memory))  # an integer for both
   expect_equal(fit$sigma_path, memory$sigma_path, tolerance = 1e-10)
   expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
 })

@@ -235,6 +235,28 @@ test_that("predict() names the variable of the wrong type, a misfit offset and n
   expect_equal(predict(fit, d[1:3, ], type = "resp"), predict(fit, d[1:3, ]))
 })
 
+test_that("classes left without rows are named in a warning; prob and class need classes", {
+  d <- iris
+  d$Sepal.Length[d$Species == "virginica"] <- NA  # every virginica row dropped by na.omit
+  expect_warning(fit <- krr_fit(Species ~ ., d, lambda = 1, n_features = 40, seed = 1,
+                                n_threads = 1, verbose = FALSE),
+                 "1 class of `y` has no rows after `subset` and `na.action`.*virginica")
+  expect_identical(fit$response$levels, c("setosa", "versicolor"))
+  expect_warning(krr_fit(Species ~ ., iris, subset = Species != "setosa", lambda = 1,
+                         n_features = 40, seed = 1, n_threads = 1, verbose = FALSE), "setosa")
+  x <- as.matrix(iris[1:100, 1:4])
+  expect_warning(krr_fit(x, iris$Species[1:100], rff(x, 40, seed = 1), lambda = 1, n_threads = 1),
+                 "1 class of `y` has no rows and is left out of the fit: \"virginica\"")
+  expect_no_warning(krr_fit(x, droplevels(iris$Species[1:100]), rff(x, 40, seed = 1), lambda = 1,
+                            n_threads = 1))
+  regression <- krr_fit(mpg ~ wt, mtcars, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
+                        verbose = FALSE)
+  for (type in c("prob", "class")) {
+    expect_error(predict(regression, mtcars[1:2, ], type = type), "this one is a regression",
+                 class = "kitchen_error_argument")
+  }
+})
+
 test_that("folds are evaluated in data and follow subset and na.action", {
   d <- mtcars
   d$wt[5] <- NA

@@ -29,7 +29,7 @@ test_that("a lambda too small for Z'Z is named, with D > n", {
   wide <- rff(2, 200, sigma = 1, seed = 1)
   # The dual path (3n <= D, R/krr_dual.R) solves it: the minimum-norm
   # interpolating fit, with the interpolation warning for candidates.
-  fit <- krr_fit(x, y, wide, lambda = 1e-300, n_threads = 1)
+  expect_warning(fit <- krr_fit(x, y, wide, lambda = 1e-300, n_threads = 1), "nearly interpolates")
   expect_lt(max(abs(fit$fitted.values - y)), 1e-6)
   expect_warning(krr_fit(x, y, wide, lambda = c(1e-300, 1e-299), n_threads = 1),
                  "nearly interpolates")
