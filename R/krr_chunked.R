@@ -374,7 +374,10 @@ predict_chunked <- function(object, newdata, type, n_threads, block_size, parall
   if (type == "class") {
     return(factor(unlist(lapply(parts, as.character)), levels = object$response$levels))
   }
-  if (object$response$type == "vector") unlist(parts) else do.call(rbind, parts)
+  # a vector per chunk (one response; a binary logistic fit's link) or a
+  # matrix (rbind() of vectors made a matrix of one row per chunk)
+  vectors <- length(parts) > 0 && is.null(dim(parts[[1]]))
+  if (object$response$type == "vector" || vectors) unlist(parts) else do.call(rbind, parts)
 }
 
 predict_chunk <- function(chunk, i, object, type, block_size, backend) {

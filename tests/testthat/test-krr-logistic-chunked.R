@@ -42,6 +42,23 @@ test_that("in memory and chunked, 1 and 2 threads, fits equal a direct Newton so
   }
 })
 
+test_that("predict() on chunked newdata equals predict() in memory for every type", {
+  for (classes in 2:3) {
+    data <- logistic_data(200, classes, seed = 30 + classes)
+    map <- rff(data$x, 16, sigma = 1, seed = 3)
+    fit <- krr_fit(data$x, data$y, map, loss = "logistic", lambda = 0.3, n_threads = 1,
+                   verbose = FALSE)
+    # chunks of unequal sizes: a vector per chunk bound by rows recycled them
+    pieces <- split(seq_len(200), rep(1:3, c(70, 50, 80)))
+    newdata <- chunked(lapply(pieces, function(rows) list(x = data$x[rows, ])))
+    for (type in c("response", "class", "prob", "link")) {
+      expect_equal(predict(fit, newdata, type = type, parallel = "none"),
+                   predict(fit, data$x, type = type), ignore_attr = TRUE,
+                   label = sprintf("%d classes, type %s", classes, type))
+    }
+  }
+})
+
 test_that("chunked CV over chunk folds equals in-memory CV with the same folds", {
   # Step for step: the in-memory solver's warm starts otherwise take the
   # curvature at the start as preconditioner, and stop elsewhere within tol.
