@@ -494,15 +494,16 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   # Rows weighted 0 take no part in the map, the searches or the folds
   # either: the fit is the one without them (R/krr_formula.R, weights).
   kept <- weighted_rows(weights)
-  map <- do.call(krr_features, c(list(features, rows_of(x, kept)), map_args))
+  weighted <- list(x = rows_of(x, kept), y = rows_of(response$y, kept), w = rows_of(weights, kept))
+  map <- do.call(krr_features, c(list(features, weighted$x), map_args))
   if (solver == "falkon") check_falkon_fit(map, lambda, sigma, loss)  # R/krr_falkon.R
   ard <- NULL
   if ((is.null(sigma) || identical(sigma, "ard")) && bandwidth_left_to_krr_fit(features, map, ...)) {
     # The map's seed also drives the search: the stream is left alone.
     # With "ard", this is the isotropic bandwidth that per-column ones must beat.
     map <- with_seed(map_args$seed,
-                     default_bandwidth_map(map, rows_of(x, kept), rows_of(response$y, kept),
-                                           rows_of(weights, kept), backend))  # R/default_bandwidth.R
+                     default_bandwidth_map(map, weighted$x, weighted$y, weighted$w,
+                                           backend))  # R/default_bandwidth.R
   }
   binned <- inherits(map, "kitchen_rbin")
   tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
@@ -510,8 +511,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   if (identical(sigma, "ard")) {
     # under the map's given seed too: the same call, the same fit
     ard <- with_stream_restored(with_seed(derived_seed(given_seed),
-                                          ard_map(map, rows_of(x, kept), rows_of(response$y, kept),
-                                                  rows_of(weights, kept), backend)))  # R/ard.R
+                                          ard_map(map, weighted$x, weighted$y, weighted$w,
+                                                  backend)))  # R/ard.R
     sigma <- NULL
     # Binning: the dense proxy learns how the columns' bandwidths compare,
     # not the pitch scale that binning on all rows fits best (far narrower

@@ -374,10 +374,9 @@ predict_chunked <- function(object, newdata, type, n_threads, block_size, parall
   if (type == "class") {
     return(factor(unlist(lapply(parts, as.character)), levels = object$response$levels))
   }
-  # a vector per chunk (one response; a binary logistic fit's link) or a
-  # matrix (rbind() of vectors made a matrix of one row per chunk)
-  vectors <- length(parts) > 0 && is.null(dim(parts[[1]]))
-  if (object$response$type == "vector" || vectors) unlist(parts) else do.call(rbind, parts)
+  # by the parts' shape: a vector per chunk (one response; a binary logistic
+  # fit's link: rbind() made them a matrix of one row per chunk) or a matrix
+  if (length(parts) && !is.null(dim(parts[[1]]))) do.call(rbind, parts) else unlist(parts)
 }
 
 predict_chunk <- function(chunk, i, object, type, block_size, backend) {
