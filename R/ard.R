@@ -295,13 +295,15 @@ leading_chunk_rows <- function(map, data, n_rows, purpose, call = rlang::caller_
                    arg = "x", call = call)
     xs[[i]] <- as.matrix(x)
     ys[[i]] <- chunk$y
-    ws[[i]] <- chunk$weights %||% rep(1, nrow(x))
+    ws[[i]] <- with_chunk(data, i, "holds bad data", call = call,
+                          check_weights(chunk$weights, nrow(x), arg = "weights")) %||% rep(1, nrow(x))
     rows <- rows + nrow(x)
   }
   if (rows == 0) abort_arg("{.arg x} has no chunks {purpose}.", call = call)
   y <- if (is.factor(ys[[1]])) unlist(ys) else do.call(rbind, lapply(ys, as.matrix))
-  y <- with_chunk(data, 1, "holds bad data", call = call, krr_response(y, rows)$y)
-  list(x = do.call(rbind, xs), y = y / response_scale(y), weights = unlist(ws))
+  weights <- unlist(ws)
+  y <- with_chunk(data, 1, "holds bad data", call = call, krr_response(y, rows, weights)$y)
+  list(x = do.call(rbind, xs), y = y / response_scale(y), weights = weights)
 }
 
 # Up to n_rows random rows, rescaled as the map rescales them, with their

@@ -472,9 +472,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   rlang::check_required(y)
   x <- as_data_matrix(x, allow_sparse = TRUE)
   check_column_names(colnames(x), "x", rlang::current_env())  # kept to match predict()'s columns
-  response <- krr_response(y, nrow(x))
-  loss <- match_choice(loss, c("squared", "logistic"))
   weights <- check_weights(weights, nrow(x))
+  response <- krr_response(y, nrow(x), weights)
+  loss <- match_choice(loss, c("squared", "logistic"))
   y_scale <- response_scale(response$y)   # 1 for class codes
   response$y <- response$y / y_scale
   shifted <- shifted_response(response$y, weights, response$type == "class")

@@ -136,15 +136,18 @@ logistic_chunk_rows <- function(chunk, map, col_names, levels) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
   x <- map_input(map, match_chunk_columns(chunk$x, col_names), arg = "x")  # ordered, then clipped
   labels <- match(as.character(chunk$y), levels)
-  if (anyNA(labels)) {
-    abort_arg("{.arg y} holds labels that were not seen on the first pass over the data.")
-  }
   if (length(labels) != nrow(x)) {
     abort_arg("{.arg y} must have one value per row of {.arg x} ({nrow(x)}), not {length(labels)}.")
   }
   given <- check_weights(chunk$weights, nrow(x), arg = "weights")
-  list(x = x, labels = labels, weights = given %||% rep(1, nrow(x)),
-       fingerprint = chunk_fingerprint(x, chunk_response(chunk$y, nrow(x)), given))
+  weights <- given %||% rep(1, nrow(x))
+  # a class whose rows all weigh 0 is not in the fit: any label does
+  labels[is.na(labels) & weights == 0] <- 1L
+  if (anyNA(labels)) {
+    abort_arg("{.arg y} holds labels that were not seen on the first pass over the data.")
+  }
+  list(x = x, labels = labels, weights = weights,
+       fingerprint = chunk_fingerprint(x, chunk_response(chunk$y, nrow(x), given), given))
 }
 
 sum_logistic_gradients <- function(a, b) {

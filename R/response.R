@@ -8,13 +8,13 @@
 # from the same 0/1 indicators. Character labels are refused here (the
 # formula method makes them a factor): numbers read as text would
 # otherwise become as many classes.
-krr_response <- function(y, n, call = rlang::caller_env()) {
+krr_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
   if (is.character(y) || is.logical(y)) {
     abort_arg(c("{.arg y} must be a numeric vector or matrix, or a factor for classification, not {.obj_type_friendly {y}}.",
                 i = "For classes, give {.code factor(y)}."),
               call = call)
   }
-  coded <- chunk_response(y, n, call)
+  coded <- chunk_response(y, n, weights, call)
   state <- coded$state
   if (!identical(state$type, "class")) {
     return(list(y = coded$y, type = state$type, levels = NULL, names = state$names))
@@ -30,15 +30,19 @@ krr_response <- function(y, n, call = rlang::caller_env()) {
 # the classes present, in order of appearance. Chunked fits place them
 # among all classes seen (merge_response()) and turn them into the +1 / -1
 # coding after the pass, when all are known (class_statistics()); in
-# memory, krr_response() does so at once.
-chunk_response <- function(y, n, call = rlang::caller_env()) {
+# memory, krr_response() does so at once. A class is seen in rows of
+# non-zero weight (`weights`, checked) only: rows weighted 0 take no part in
+# the fit, so a class that has no others is a class without rows (their
+# indicators are all 0).
+chunk_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
   if (is.factor(y) || is.character(y)) {
     labels <- as.character(y)
     if (anyNA(labels)) abort_arg("{.arg y} must not contain NA values.", call = call)
-    seen <- unique(labels)
+    seen <- unique(if (is.null(weights) || length(labels) != n) labels else labels[weights > 0])
     state <- list(type = "class", kind = if (is.factor(y)) "factor" else "character",
-                  factor_levels = if (is.factor(y)) levels(y), seen = seen)
-    y <- 1 * outer(match(labels, seen), seq_along(seen), "==")
+                  factor_levels = if (is.factor(y)) levels(y), seen = seen,
+                  present = unique(labels))
+    y <- 1 * outer(match(labels, seen, nomatch = 0L), seq_along(seen), "==")
   } else {
     if (!(is.double(y) || is.integer(y)) || is.object(y) || length(dim(y)) > 2L) {
       abort_arg("{.arg y} must be a numeric vector or matrix, or a factor or character vector of classes, not {.obj_type_friendly {y}}.",
@@ -53,7 +57,9 @@ chunk_response <- function(y, n, call = rlang::caller_env()) {
   if (nrow(y) != n) {
     abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(y)}.", call = call)
   }
-  if (ncol(y) == 0) abort_arg("{.arg y} must have at least one column.", call = call)
+  if (ncol(y) == 0 && state$type != "class") {
+    abort_arg("{.arg y} must have at least one column.", call = call)
+  }
   list(y = y, state = state)
 }
 
@@ -69,6 +75,7 @@ merge_response <- function(state, part) {
     # chunk of files split by class may lack some.
     if (part$kind == "factor") state$factor_levels <- union(state$factor_levels, part$factor_levels)
     state$seen <- union(state$seen, part$seen)
+    state$present <- union(state$present, part$present)
     return(list(state = state, columns = match(part$seen, state$seen)))
   }
   if (!identical(state$type, part$type) || state$k != part$k) {
@@ -86,12 +93,13 @@ response_kind <- function(state) {
   else if (state$kind == "factor") "a factor" else "character labels"
 }
 
-# Classes of a factor response without a row are left out of the fit, as
+# Classes of a factor response without a row (or whose rows all have
+# weight 0) are left out of the fit, as
 # ranger and nnet::multinom() do, but said: the fit can never predict them,
 # and predict(type = "prob") has no column for them.
 warn_empty_classes <- function(empty, after, call) {
   if (!length(empty)) return(invisible())
-  cli::cli_warn(c("{length(empty)} class{?es} of {.arg y} ha{?s/ve} no rows{after} and {?is/are} left out of the fit: {.val {empty}}.",
+  cli::cli_warn(c("{length(empty)} class{?es} of {.arg y} ha{?s/ve} no rows{after} and {cli::qty(length(empty))}{?is/are} left out of the fit: {.val {empty}}.",
                   i = "The fit cannot predict {cli::qty(length(empty))}{?it/them}, and {.code predict(type = \"prob\")} gives no column for {?it/them}."),
                 call = call)
 }
@@ -102,9 +110,9 @@ class_levels <- function(response, call, where = " over all chunks") {
   levels <- if (response$kind == "factor") {
     response$factor_levels[response$factor_levels %in% response$seen]
   } else sort(response$seen)
-  if (response$kind == "factor") {
-    warn_empty_classes(setdiff(response$factor_levels, levels), "", call)
-  }
+  weighted_out <- setdiff(response$present, response$seen)  # rows of weight 0 only
+  empty <- if (response$kind == "factor") setdiff(response$factor_levels, levels) else weighted_out
+  warn_empty_classes(empty, if (length(weighted_out)) " of non-zero weight" else "", call)
   if (length(levels) < 2) {
     abort_arg("{.arg y} must have at least two classes{where}, not {length(levels)}.",
               call = call)

@@ -93,6 +93,51 @@ test_that("zero weights give the fit without those rows, also for classes and CV
   expect_same_fit(by_cv, dropped)
 })
 
+test_that("a class whose rows all weigh 0 is left out, as a class without rows (every path)", {
+  x <- as.matrix(iris[, 1:4])
+  y <- iris$Species
+  w <- as.numeric(y != "virginica")
+  keep <- w > 0
+  map <- rff(x, 60, seed = 3)
+  empty <- "1 class of `y` has no rows of non-zero weight and is left out of the fit: \"virginica\""
+  dropped <- krr_fit(x[keep, ], droplevels(y[keep]), map, lambda = 1e-3, n_threads = 1,
+                     verbose = FALSE)
+  expect_warning(weighted <- krr_fit(x, y, map, lambda = 1e-3, weights = w, n_threads = 1,
+                                     verbose = FALSE), empty)
+  expect_identical(weighted$response$levels, c("setosa", "versicolor"))
+  expect_equal(predict(weighted, x), predict(dropped, x), tolerance = 1e-10)
+  expect_identical(colnames(predict(weighted, x, type = "prob")), c("setosa", "versicolor"))
+  expect_warning(logistic <- krr_fit(x, y, map, lambda = 1e-3, weights = w, loss = "logistic",
+                                     n_threads = 1, verbose = FALSE), empty)
+  expect_equal(predict(logistic, x, type = "prob"),
+               predict(krr_fit(x[keep, ], droplevels(y[keep]), map, lambda = 1e-3,
+                               loss = "logistic", n_threads = 1, verbose = FALSE),
+                       x, type = "prob"), tolerance = 1e-8)
+  expect_warning(binned <- krr_fit(x, y, rbin(x, 10, seed = 3), lambda = 1e-3, weights = w,
+                                   n_threads = 1, verbose = FALSE), empty)
+  expect_identical(binned$response$levels, c("setosa", "versicolor"))
+  # chunked: the class is in every chunk, with weight 0
+  chunks <- lapply(split(seq_len(150), rep(1:3, 50)),
+                   function(r) list(x = x[r, ], y = y[r], weights = w[r]))
+  expect_warning(from_chunks <- krr_fit(chunked(unname(chunks)), map, lambda = 1e-3,
+                                        n_threads = 1, verbose = FALSE), empty)
+  expect_equal(predict(from_chunks, x), predict(dropped, x), tolerance = 1e-8)
+  # character labels have no declared levels, but the class was there
+  labelled <- lapply(chunks, function(chunk) within(chunk, y <- as.character(y)))
+  expect_warning(krr_fit(chunked(unname(labelled)), map, lambda = 1e-3, n_threads = 1,
+                         verbose = FALSE), empty)
+  expect_warning(chunked_logistic <- krr_fit(chunked(unname(chunks)), map, lambda = 1e-3,
+                                             loss = "logistic", n_threads = 1, verbose = FALSE),
+                 empty)
+  expect_equal(predict(chunked_logistic, x, type = "prob"),
+               predict(logistic, x, type = "prob"), tolerance = 1e-6)
+  # one class left with weight: no fit
+  expect_error(expect_warning(krr_fit(x, y, map, weights = as.numeric(y == "setosa"),
+                                      verbose = FALSE),
+                              "2 classes of `y` have no rows of non-zero weight and are left out"),
+               "at least two classes")
+})
+
 test_that("a map built by name, its bandwidth search and the folds leave zero-weighted rows out", {
   toy <- weights_toy()
   keep <- toy$w > 0
