@@ -73,8 +73,20 @@ calibration_of_scores <- function(scores, coded, weights, backend) {
   if (is.null(scores)) return(NULL)
   weights <- weights %||% rep(1, nrow(coded))
   rows <- !is.na(scores[, 1])
-  fit_calibration(calibration_inputs(scores[rows, , drop = FALSE]),
-                  max.col(coded[rows, , drop = FALSE], "first"), weights[rows], backend)
+  scores_calibration(scores[rows, , drop = FALSE], max.col(coded[rows, , drop = FALSE], "first"),
+                     weights[rows], backend)
+}
+
+# The calibration of held-out scores (rows) of known class numbers
+# (`labels`), carrying the held-out misclassification rate of the scores
+# themselves (the class of the largest, weighted as in the fit) for
+# summary(): the one estimate of a least-squares classifier's test error
+# when lambda was chosen by squared error.
+scores_calibration <- function(scores, labels, weights, backend) {
+  calibration <- fit_calibration(calibration_inputs(scores), labels, weights, backend)
+  attr(calibration, "held_out_error") <-
+    sum(weights * (max.col(scores, "first") != labels)) / sum(weights)
+  calibration
 }
 
 # The ridge fits at `lambda` of the rows outside each fold of `stats`, in

@@ -26,7 +26,7 @@ chunked_class_calibration <- function(data, fit, stats, block_size, backend, eng
   scores <- do.call(rbind, lapply(parts, `[[`, "scores"))
   labels <- unlist(lapply(parts, `[[`, "labels"))
   weights <- unlist(lapply(parts, `[[`, "weights"))
-  fit_calibration(calibration_inputs(scores), labels, weights, backend)
+  scores_calibration(scores, labels, weights, backend)  # R/calibration.R
 }
 
 # The task run on chunk i (maybe in a worker): the scores of every

@@ -628,7 +628,7 @@ new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
     path = solution$path,
     sigma_path = search$sigma_path,
     n_folds = if (!is.null(folds)) max(folds),
-    response = response[c("type", "levels", "names")],
+    response = response[c("type", "levels", "names", "weighted")],
     n = n,
     total_weight = search$stats$n %||% solution$total_weight,
     training_rmse = solution$training_rmse,

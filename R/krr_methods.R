@@ -222,8 +222,12 @@ formula_fit_only <- function(fit, what, need = "a formula", call = rlang::caller
 }
 
 # The share of training rows whose fitted class is their own (a
-# classification fit that kept its fitted values).
-training_accuracy <- function(fit) mean(class_of(fit, fit$fitted.values) == fit$y)
+# classification fit that kept its fitted values), each row counting by its
+# weight as in the fit (rows weighted 0 not at all; logistic fits count so).
+training_accuracy <- function(fit) {
+  correct <- class_of(fit, fit$fitted.values) == fit$y
+  sum((fit$weights %||% 1) * correct) / sum(fit$weights %||% rep(1, length(correct)))
+}
 
 # The fitted values kept by krr_fit(): a vector for one numeric response.
 fitted_values <- function(object, call = rlang::caller_env()) {
@@ -339,7 +343,10 @@ print.kitchen_krr <- function(x, ...) {
                        kernel_label(x$map$kernel)),
     rows = if (is.null(x$na.action)) x$n else
       sprintf("%d (%d dropped for missing values)", x$n, length(x$na.action)),
-    weights = if (!is.null(x$weights)) sprintf("given, sum %s", format(sum(x$weights), digits = 4)),
+    weights = if (!is.null(x$weights)) sprintf("given, sum %s", format(sum(x$weights), digits = 4)) else
+      if (isTRUE(x$response$weighted)) {
+        sprintf("given with the chunks, sum %s", format(x$total_weight, digits = 4))
+      },
     relevance = if (length(x$map$kernel$sigma) > 1L) relevance_label(x),
     lambda = format(x$lambda, digits = 4),
     "chosen by" = if (nrow(x$path) > 1) sprintf("%s over %d candidates%s",
@@ -364,8 +371,9 @@ summary.kitchen_krr <- function(object, ...) {
 print.summary.kitchen_krr <- function(x, ...) {
   print(x$fit)
   fit <- x$fit
-  # Two classes coded +1 / -1 and -1 / +1 have mirrored columns: one RMSE
-  # and one CG count (binned_solve() skips the second) say it all.
+  # Two classes coded +1 / -1 and -1 / +1 (or probabilities p and 1 - p)
+  # have mirrored columns: one RMSE and one CG count (binned_solve() skips
+  # the second) say it all.
   mirrored <- fit$response$type == "class" && length(fit$response$levels) == 2
   least_squares <- is.null(fit$logistic)
   # GCV and CV add the squared errors of all response (or class) columns
@@ -374,7 +382,7 @@ print.summary.kitchen_krr <- function(x, ...) {
   print_map_fields(c(
     # (not known for chunked logistic fits)
     "training RMSE" = if (!all(is.na(fit$training_rmse))) {
-      paste(format(if (mirrored && least_squares) fit$training_rmse[1] else fit$training_rmse,
+      paste(format(if (mirrored) fit$training_rmse[1] else fit$training_rmse,
                    digits = 4), collapse = ", ")
     },
     "training accuracy" = if (least_squares && fit$response$type == "class" &&
@@ -404,6 +412,11 @@ print.summary.kitchen_krr <- function(x, ...) {
       },
       if (fit$logistic$converged) "converged" else "NOT converged",
       format(fit$logistic$change, digits = 2)),
+    "held-out misclassification" = if (!is.null(attr(fit$calibration, "held_out_error")) &&
+                                         is.null(x$cv_mse)) {
+      sprintf("%s (each row scored by the fold fit at this lambda that did not see it)",
+              format(attr(fit$calibration, "held_out_error"), digits = 4))
+    },
     "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores" else
       if (!is.null(fit[["uncalibrated"]])) paste("none:", fit[["uncalibrated"]]),
     "bandwidth search" = if (!is.null(fit$ard)) {

@@ -17,12 +17,14 @@ krr_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
   coded <- chunk_response(y, n, weights, call)
   state <- coded$state
   if (!identical(state$type, "class")) {
-    return(list(y = coded$y, type = state$type, levels = NULL, names = state$names))
+    return(list(y = coded$y, type = state$type, levels = NULL, names = state$names,
+                weighted = state$weighted))
   }
   state <- class_levels(state, call, where = "")
   y <- 2 * coded$y[, match(state$levels, state$seen), drop = FALSE] - 1
   colnames(y) <- state$levels
-  list(y = y, type = "class", levels = state$levels, names = state$levels)
+  list(y = y, type = "class", levels = state$levels, names = state$levels,
+       weighted = state$weighted)
 }
 
 # A response (all of it, or a chunk's) as a matrix, with its coding state:
@@ -41,7 +43,7 @@ chunk_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
     seen <- unique(if (is.null(weights) || length(labels) != n) labels else labels[weights > 0])
     state <- list(type = "class", kind = if (is.factor(y)) "factor" else "character",
                   factor_levels = if (is.factor(y)) levels(y), seen = seen,
-                  present = unique(labels))
+                  present = unique(labels), weighted = !is.null(weights))
     y <- 1 * outer(match(labels, seen, nomatch = 0L), seq_along(seen), "==")
   } else {
     if (!(is.double(y) || is.integer(y)) || is.object(y) || length(dim(y)) > 2L) {
@@ -52,7 +54,7 @@ chunk_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
     storage.mode(y) <- "double"
     check_finite(y, arg = "y", call = call)
     state <- list(type = if (ncol(y) == 1) "vector" else "matrix", levels = NULL,
-                  names = colnames(y), k = ncol(y))
+                  names = colnames(y), k = ncol(y), weighted = !is.null(weights))
   }
   if (nrow(y) != n) {
     abort_arg("{.arg y} must have one value per row of {.arg x} ({n}), not {nrow(y)}.", call = call)
@@ -67,6 +69,7 @@ chunk_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
 # where the chunk's response columns go.
 merge_response <- function(state, part) {
   if (is.null(state)) return(list(state = part, columns = seq_len(response_width(part))))
+  state$weighted <- state$weighted || part$weighted  # for print(): some chunk had weights
   if (identical(part$type, "class")) {
     if (!identical(state$type, "class") || state$kind != part$kind) {
       abort_arg("{.arg y} must be of the same kind in every chunk: this one holds {response_kind(part)}, chunk 1 {response_kind(state)}.")

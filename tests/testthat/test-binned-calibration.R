@@ -124,7 +124,10 @@ test_that("from 25,000 rows on, a given lambda's calibration uses fold 1's held-
   expect_true(all(is.na(one[!fold_1, ])))
   expect_identical(one[fold_1, ], all[fold_1, ])
   # the calibration is fitted on those rows only
-  expect_equal(calibration_of_scores(one, coded, NULL, backend_settings(1L)),
-               fit_calibration(calibration_inputs(all[fold_1, ]), as.integer(toy$y)[fold_1],
-                               rep(1, sum(fold_1)), backend_settings(1L)))
+  calibration <- calibration_of_scores(one, coded, NULL, backend_settings(1L))
+  expect_equal(c(calibration),
+               c(fit_calibration(calibration_inputs(all[fold_1, ]), as.integer(toy$y)[fold_1],
+                                 rep(1, sum(fold_1)), backend_settings(1L))))
+  expect_equal(attr(calibration, "held_out_error"),
+               mean(max.col(all[fold_1, ], "first") != as.integer(toy$y)[fold_1]))
 })

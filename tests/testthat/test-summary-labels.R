@@ -131,3 +131,49 @@ test_that("as many sigma candidates as columns: krr_fit() says they are candidat
   expect_no_message(krr_fit(x, x[, 1], rff(x, 20, seed = 1), sigma = c(0.5, 1), lambda = "gcv",
                             n_threads = 1))
 })
+
+test_that("least-squares classifiers: held-out misclassification, weighted training accuracy", {
+  set.seed(8)
+  x <- matrix(rnorm(600 * 2), 600, 2, dimnames = list(NULL, c("a", "b")))
+  y <- factor(ifelse(x[, 1] + x[, 2]^2 + rnorm(600, sd = 0.7) > 1, "yes", "no"))
+  w <- rep(c(0, 1, 3), 200)
+  folds <- rep(1:4, length.out = 600)
+  map <- rff(x, 40, sigma = 1, seed = 2)
+  fit <- krr_fit(x, y, map, lambda = "cv", folds = folds, weights = w, n_threads = 1,
+                 verbose = FALSE)
+  # each row scored by the fit at the chosen lambda of the other folds' rows
+  wrong <- 0
+  for (k in 1:4) {
+    out <- folds == k
+    fold_fit <- krr_fit(x[!out, ], y[!out], map, lambda = fit$lambda, weights = w[!out],
+                        n_threads = 1, verbose = FALSE)
+    wrong <- wrong + sum(w[out] * (predict(fold_fit, x[out, ], type = "class") != y[out]))
+  }
+  held_out <- wrong / sum(w)
+  expect_equal(attr(fit$calibration, "held_out_error"), held_out, tolerance = 1e-12)
+  shown <- capture.output(print(summary(fit)))
+  expect_match(shown, sprintf("held-out misclassification : %s", format(held_out, digits = 4)),
+               fixed = TRUE, all = FALSE)
+  # training accuracy counts rows by their weight: rows weighted 0 not at all
+  fitted_class <- predict(fit, x, type = "class")
+  accuracy <- sum(w * (fitted_class == y)) / sum(w)
+  expect_false(isTRUE(all.equal(accuracy, mean(fitted_class == y))))
+  expect_match(shown, sprintf("training accuracy *: %s$", format(accuracy, digits = 4)),
+               all = FALSE)
+  if (requireNamespace("generics", quietly = TRUE)) {
+    expect_equal(generics::glance(fit)$accuracy, accuracy)
+  }
+  # two classes: one RMSE (the columns mirror each other), logistic fits too
+  expect_length(grep("training RMSE *: [0-9.e-]+$", shown), 1)
+  logistic <- krr_fit(x, y, map, lambda = 0.01, loss = "logistic", n_threads = 1,
+                      verbose = FALSE)
+  expect_length(grep("training RMSE *: [0-9.e-]+$", capture.output(summary(logistic))), 1)
+  # chunked fits say that their chunks carried weights
+  chunks <- lapply(1:3, function(i) {
+    rows <- seq(i, 600, by = 3)
+    list(x = x[rows, ], y = y[rows], weights = w[rows] + 1)
+  })
+  from_chunks <- krr_fit(chunked(chunks), map, lambda = 0.01, n_threads = 1, verbose = FALSE)
+  expect_match(capture.output(print(from_chunks)),
+               sprintf("weights *: given with the chunks, sum %d", sum(w + 1)), all = FALSE)
+})
