@@ -106,7 +106,7 @@ BEGIN_RCPP
 END_RCPP
 }
 // binned_cg_cpp
-SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::NumericVector zbar, Rcpp::NumericVector diagonal, Rcpp::NumericVector b, Rcpp::NumericVector start, double lambda, double value, double tol, int max_iter, int n_threads);
+SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::NumericVector zbar, Rcpp::NumericVector diagonal, Rcpp::NumericMatrix b, Rcpp::NumericMatrix start, double lambda, double value, double tol, int max_iter, int n_threads);
 RcppExport SEXP _kitchen_binned_cg_cpp(SEXP colsSEXP, SEXP rowsSEXP, SEXP zbarSEXP, SEXP diagonalSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambdaSEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
@@ -114,8 +114,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type rows(rowsSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type zbar(zbarSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type diagonal(diagonalSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type b(bSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type start(startSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type start(startSEXP);
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< double >::type value(valueSEXP);
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);

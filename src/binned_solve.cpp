@@ -13,54 +13,90 @@
 #include "parallel_chunks.h"
 
 // cols: n x n_grids column numbers (-1 for none); rows: n row weights;
-// zbar, diagonal, b, start: one value per column; value: the features'
-// non-zero. Returns list(x, iterations, residual), or a string saying what
-// is wrong with the sizes or a column number.
+// zbar, diagonal: one value per column; b, start: one column of as many
+// values per right-hand side, solved together (binned_cg.hpp); value: the
+// features' non-zero. Returns list(x, iterations, residual), one column or
+// value per right-hand side, or a string saying what is wrong with the
+// sizes or a column number.
 // [[Rcpp::export(rng = false)]]
 SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::NumericVector zbar,
-                   Rcpp::NumericVector diagonal, Rcpp::NumericVector b, Rcpp::NumericVector start,
+                   Rcpp::NumericVector diagonal, Rcpp::NumericMatrix b, Rcpp::NumericMatrix start,
                    double lambda, double value, double tol, int max_iter, int n_threads) {
-  const std::size_t n = cols.nrow(), n_grids = cols.ncol(), n_col = zbar.size();
+  const std::size_t n = cols.nrow(), n_grids = cols.ncol(), n_col = zbar.size(), k = b.ncol();
   if (static_cast<std::size_t>(rows.size()) != n) {
     return Rf_mkString("{.arg rows} must hold one weight per row of {.arg cols}.");
   }
   if (static_cast<std::size_t>(diagonal.size()) != n_col ||
-      static_cast<std::size_t>(b.size()) != n_col ||
-      static_cast<std::size_t>(start.size()) != n_col) {
-    return Rf_mkString("{.arg zbar}, {.arg diagonal}, {.arg b} and {.arg start} must have one value per column.");
+      static_cast<std::size_t>(b.nrow()) != n_col ||
+      static_cast<std::size_t>(start.nrow()) != n_col ||
+      static_cast<std::size_t>(start.ncol()) != k) {
+    return Rf_mkString("{.arg zbar}, {.arg diagonal}, {.arg b} and {.arg start} must have one value per column (and {.arg b}, {.arg start} as many columns).");
   }
   const int* c = cols.begin();
   const double* w = rows.begin();
   const double* zb = zbar.begin();
   double n_rows = 0;
   for (std::size_t i = 0; i < n; ++i) n_rows += w[i];
-  std::vector<double> precondition(n_col), t(n);
-  for (std::size_t k = 0; k < n_col; ++k) precondition[k] = diagonal[k] + lambda;
+  std::vector<double> precondition(n_col), t(n * k);
+  for (std::size_t i = 0; i < n_col; ++i) precondition[i] = diagonal[i] + lambda;
+  // R's columns interleaved for the solve, and back
+  std::vector<double> b_rows(n_col * k), x_rows(n_col * k);
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t i = 0; i < n_col; ++i) {
+      b_rows[i * k + j] = b(i, j);
+      x_rows[i * k + j] = start(i, j);
+    }
+  }
+  std::vector<kitchen::cg_report> reports(k);
   std::atomic<bool> ok(true);
-  auto apply = [&](const double* p, double* ap) {
-    double* tp = t.data();
-    kitchen_glue::parallel_for_chunks(n, 2.0 * n_grids, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      if (!kitchen::binned_times(c, n, n_grids, value, p, n_col, begin, end, tp)) ok = false;
-      for (std::size_t i = begin; i < end; ++i) tp[i] *= w[i];
-    });
-    std::fill(ap, ap + n_col, 0.0);
-    kitchen_glue::parallel_for_chunks(n_grids, 3.0 * n, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      if (!kitchen::binned_crossprod(c, n, value, tp, n_col, begin, end, ap)) ok = false;
-    });
-    double zp = 0;
-    for (std::size_t k = 0; k < n_col; ++k) zp += zb[k] * p[k];
-    const double shift = n_rows * zp;
-    for (std::size_t k = 0; k < n_col; ++k) ap[k] += lambda * p[k] - shift * zb[k];
+  // `width`: k, or 1 known when compiling (binned_cg.hpp)
+  auto solve = [&](auto width) {
+    std::vector<double> zp(k);
+    auto apply = [&](const double* p, double* ap) {
+      double* tp = t.data();
+      kitchen_glue::parallel_for_chunks(n, 2.0 * n_grids * k, n_threads,
+                                        [&](std::size_t begin, std::size_t end) {
+        if (!kitchen::binned_times_columns(c, n, n_grids, value, p, width, n_col, begin, end,
+                                           tp)) {
+          ok = false;
+        }
+        for (std::size_t i = begin; i < end; ++i) {
+          for (std::size_t j = 0; j < width; ++j) tp[i * width + j] *= w[i];
+        }
+      });
+      std::fill(ap, ap + n_col * width, 0.0);
+      kitchen_glue::parallel_for_chunks(n_grids, 3.0 * n * k, n_threads,
+                                        [&](std::size_t begin, std::size_t end) {
+        if (!kitchen::binned_crossprod_columns(c, n, value, tp, width, n_col, begin, end, ap)) {
+          ok = false;
+        }
+      });
+      std::fill(zp.begin(), zp.end(), 0.0);
+      for (std::size_t i = 0; i < n_col; ++i) {
+        for (std::size_t j = 0; j < width; ++j) zp[j] += zb[i] * p[i * width + j];
+      }
+      for (std::size_t i = 0; i < n_col; ++i) {
+        for (std::size_t j = 0; j < width; ++j) {
+          ap[i * width + j] += lambda * p[i * width + j] - n_rows * zp[j] * zb[i];
+        }
+      }
+    };
+    kitchen::preconditioned_cg_columns(apply, b_rows.data(), precondition.data(), n_col, width,
+                                       tol, max_iter, x_rows.data(),
+                                       [] { Rcpp::checkUserInterrupt(); }, reports.data());
   };
-  Rcpp::NumericVector x = Rcpp::clone(start);
-  const kitchen::cg_report report = kitchen::preconditioned_cg(
-      apply, b.begin(), precondition.data(), n_col, tol, max_iter, x.begin(),
-      [] { Rcpp::checkUserInterrupt(); });
+  if (k == 1) solve(kitchen::one_column); else solve(k);
   if (!ok) {
     return Rf_mkString("{.arg cols} must hold column numbers from 0 to the number of columns - 1, or -1.");
   }
-  return Rcpp::List::create(Rcpp::Named("x") = x, Rcpp::Named("iterations") = report.iterations,
-                            Rcpp::Named("residual") = report.residual);
+  Rcpp::NumericMatrix x(n_col, k);
+  Rcpp::IntegerVector iterations(k);
+  Rcpp::NumericVector residual(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    for (std::size_t i = 0; i < n_col; ++i) x(i, j) = x_rows[i * k + j];
+    iterations[j] = reports[j].iterations;
+    residual[j] = reports[j].residual;
+  }
+  return Rcpp::List::create(Rcpp::Named("x") = x, Rcpp::Named("iterations") = iterations,
+                            Rcpp::Named("residual") = residual);
 }

@@ -27,6 +27,43 @@ test_that("conjugate gradients match a direct dense solve of the ridge system", 
   }
 })
 
+test_that("several right-hand sides in lockstep give each one's own solve, bit for bit", {
+  toy <- binned_toy()
+  map <- rbin(toy$x, n_grids = 30, sigma = 1, seed = 2)
+  cols <- rbin_columns(map, map_input(map, toy$x), backend_settings(1L))
+  value <- 1 / sqrt(map$n_grids)
+  rows <- rep(c(1, 2, 0), length.out = nrow(toy$x))
+  system <- binned_system(binned_ops(cols, value, map$n_features, backend_settings(2L)), rows,
+                          value)
+  # columns that stop at different iterations: a hard one, an easy one, a
+  # zero right-hand side and one that starts at its solution's neighbour
+  y <- cbind(toy$y, sign(toy$x[, 1]), 0, toy$x[, 2])
+  b <- vapply(1:4, function(j) system$rhs(y[, j]), numeric(map$n_features))
+  start <- matrix(0, map$n_features, 4)
+  start[, 4] <- system$solve(b[, 4, drop = FALSE], 0.1, start[, 4, drop = FALSE], 1e-3, 1000)$x
+  for (threads in 1:2) {
+    together <- kitchen:::binned_cg_cpp(cols, rows, system$zbar, system$diagonal, b, start, 0.1,
+                                        value, 1e-9, 1000, threads)
+    alone <- lapply(1:4, function(j) {
+      kitchen:::binned_cg_cpp(cols, rows, system$zbar, system$diagonal, b[, j, drop = FALSE],
+                              start[, j, drop = FALSE], 0.1, value, 1e-9, 1000, threads)
+    })
+    expect_identical(together$x, do.call(cbind, lapply(alone, `[[`, "x")))
+    expect_identical(together$iterations, vapply(alone, `[[`, 1L, "iterations"))
+    expect_identical(together$residual, vapply(alone, `[[`, 1, "residual"))
+    expect_gt(length(unique(together$iterations)), 2)
+    expect_identical(together$iterations[3], 0L)
+  }
+  # binned_solve() groups 9 or more columns: the same as one by one
+  many <- cbind(y, y + 1, toy$y^2)
+  grouped <- binned_solve(system, many, 0.1, matrix(0, map$n_features, 9), 1e-8, 1000)
+  for (j in c(1, 9)) {
+    single <- binned_solve(system, many[, j, drop = FALSE], 0.1, matrix(0, map$n_features, 1),
+                           1e-8, 1000)
+    expect_identical(grouped$coefficients[, j], single$coefficients[, 1])
+  }
+})
+
 test_that("the products Z v and Z'u equal the dense ones", {
   toy <- binned_toy(n = 200)
   map <- rbin(toy$x, n_grids = 9, sigma = 0.5, seed = 3, clip = FALSE)

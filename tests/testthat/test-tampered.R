@@ -209,8 +209,9 @@ test_that("the binned product glue checks every column number, not only sizes", 
       expect_match(kitchen:::binned_times_cpp(tampered, v, 0.1, threads), "column numbers")
       expect_match(kitchen:::binned_crossprod_cpp(tampered, u, n_col, 0.1, threads), "column numbers")
       expect_match(kitchen:::rbin_sparse_cpp(tampered, first, 0.1, threads), "range")
-      expect_match(kitchen:::binned_cg_cpp(tampered, ones, zeros, zeros + 1, v, zeros, 1, 0.1,
-                                           1e-6, 5L, threads), "column numbers")
+      expect_match(kitchen:::binned_cg_cpp(tampered, ones, zeros, zeros + 1, matrix(v),
+                                           matrix(zeros), 1, 0.1, 1e-6, 5L, threads),
+                   "column numbers")
       expect_match(kitchen:::binned_scores_cpp(tampered, matrix(v), 0.1, threads), "column numbers")
     }
     other_grid <- cols

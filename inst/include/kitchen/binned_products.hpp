@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 namespace kitchen {
 
@@ -20,45 +21,69 @@ inline bool binned_column_ok(int c, std::size_t n_columns) {
 
 // out[i] = value * sum_g v[cols[g * n + i]] for rows [row_begin, row_end),
 // v holding n_columns values; grids are added in order, so a row's result
-// never depends on the split. Returns false if a column number is bad.
-inline bool binned_times(const int* cols, std::size_t n, std::size_t n_grids, double value,
-                         const double* v, std::size_t n_columns, std::size_t row_begin,
-                         std::size_t row_end, double* out) {
+// never depends on the split. With k vectors at once (interleaved: value
+// j of column c at v[c * k + j], of row i at out[i * k + j]), each row's
+// bins are read once for all k, and each vector's sums are those it gets
+// alone (k: a std::size_t or a std::integral_constant, as in
+// binned_cg.hpp). Returns false if a column number is bad.
+template <class Width>
+inline bool binned_times_columns(const int* cols, std::size_t n, std::size_t n_grids,
+                                 double value, const double* v, Width k,
+                                 std::size_t n_columns, std::size_t row_begin,
+                                 std::size_t row_end, double* out) {
   bool ok = true;
-  for (std::size_t i = row_begin; i < row_end; ++i) out[i] = 0.0;
+  for (std::size_t i = row_begin * k; i < row_end * k; ++i) out[i] = 0.0;
   for (std::size_t g = 0; g < n_grids; ++g) {
     const int* c = cols + g * n;
     for (std::size_t i = row_begin; i < row_end; ++i) {
       if (c[i] >= 0 && static_cast<std::size_t>(c[i]) < n_columns) {
-        out[i] += v[c[i]];
+        const double* from = v + static_cast<std::size_t>(c[i]) * k;
+        for (std::size_t j = 0; j < k; ++j) out[i * k + j] += from[j];
       } else if (c[i] != -1) {
         ok = false;
       }
     }
   }
-  for (std::size_t i = row_begin; i < row_end; ++i) out[i] *= value;
+  for (std::size_t i = row_begin * k; i < row_end * k; ++i) out[i] *= value;
   return ok;
+}
+
+inline bool binned_times(const int* cols, std::size_t n, std::size_t n_grids, double value,
+                         const double* v, std::size_t n_columns, std::size_t row_begin,
+                         std::size_t row_end, double* out) {
+  return binned_times_columns(cols, n, n_grids, value, v, std::integral_constant<std::size_t, 1>(),
+                              n_columns, row_begin, row_end, out);
 }
 
 // out[k] += value * sum of u[i] over the rows i in column k (out holding
 // n_columns values), for the columns of grids [g_begin, g_end). Each
 // grid's columns are its own, so grids can go to different threads; rows
-// are added in order. Returns false if a column number is bad.
-inline bool binned_crossprod(const int* cols, std::size_t n, double value, const double* u,
-                             std::size_t n_columns, std::size_t g_begin, std::size_t g_end,
-                             double* out) {
+// are added in order. With k vectors at once, interleaved as in
+// binned_times_columns(). Returns false if a column number is bad.
+template <class Width>
+inline bool binned_crossprod_columns(const int* cols, std::size_t n, double value,
+                                     const double* u, Width k, std::size_t n_columns,
+                                     std::size_t g_begin, std::size_t g_end, double* out) {
   bool ok = true;
   for (std::size_t g = g_begin; g < g_end; ++g) {
     const int* c = cols + g * n;
     for (std::size_t i = 0; i < n; ++i) {
       if (c[i] >= 0 && static_cast<std::size_t>(c[i]) < n_columns) {
-        out[c[i]] += value * u[i];
+        double* to = out + static_cast<std::size_t>(c[i]) * k;
+        for (std::size_t j = 0; j < k; ++j) to[j] += value * u[i * k + j];
       } else if (c[i] != -1) {
         ok = false;
       }
     }
   }
   return ok;
+}
+
+inline bool binned_crossprod(const int* cols, std::size_t n, double value, const double* u,
+                             std::size_t n_columns, std::size_t g_begin, std::size_t g_end,
+                             double* out) {
+  return binned_crossprod_columns(cols, n, value, u, std::integral_constant<std::size_t, 1>(),
+                                  n_columns, g_begin, g_end, out);
 }
 
 }  // namespace kitchen
