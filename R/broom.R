@@ -15,8 +15,13 @@
 #'   a `response` column for fits with several responses or classes.
 #'   `tidy(x, matrix = "lambda")` gives the candidates scored when lambda
 #'   was chosen: `lambda`, the effective degrees of freedom `df`, the `gcv`
-#'   score, the `cv` error with `lambda = "cv"`, the bandwidth `sigma` when
-#'   several were tried, and `chosen` marking the fit's own.
+#'   score, the `cv` error with `lambda = "cv"`, and `chosen` marking the
+#'   fit's own. With several bandwidths, one row per bandwidth `sigma` and
+#'   lambda; by CV, their column `screen` holds the held-out error that
+#'   ranked the bandwidths (of CV fold 1, or of a smaller map on all folds:
+#'   see `sigma` in the Details of [krr_fit()]), not the K-fold `cv` of
+#'   `glance()`;
+#'   the chosen bandwidth's full path is the fit's `path` element.
 #' * `glance(x)` gives one row: the rows `n` (see [nobs()]), the number of
 #'   random features `n_features`, the `map` and `kernel`, the bandwidth
 #'   `sigma` (with per-column bandwidths their geometric mean, as in
@@ -87,6 +92,8 @@ lambda_path <- function(fit) {
   paths <- attr(fit$sigma_path, "paths")
   if (!is.null(paths)) {
     out <- as.data.frame(paths)
+    # by CV, a screen's scores (R/krr_bandwidth_search.R), not K-fold CV's
+    names(out)[names(out) == "cv"] <- "screen"
     out$chosen <- out$sigma == bandwidth_level(fit$map$kernel$sigma) & out$lambda == fit$lambda
   } else {
     out <- fit$path

@@ -19,14 +19,16 @@
 #' @param role The role of the new columns.
 #' @param trained Whether the step has been prepared (set by recipes).
 #' @param map `"rff"` or `"fastfood"`.
-#' @param num_features Number of features (even: cosine and sine pairs);
-#'   tunable (see [num_features()]).
+#' @param num_features Number of features, rounded up to an even number
+#'   (cosine and sine pairs), as [kernel_ridge()] rounds it; tunable (see
+#'   [num_features()]).
 #' @param sigma Bandwidth of the kernel, or `NULL` for the median
 #'   distance between training rows (see [rff()]).
 #' @param kernel The kernel (a name or an object from [kernels]).
 #' @param seed Seed of the map's random draws (drawn from R's stream when
 #'   the step is made, so a recipe prepares the same map each time).
-#' @param prefix Prefix of the new column names (`kf_01`, `kf_02`, ...).
+#' @param prefix Prefix of the new column names, numbered with as many
+#'   digits as the count needs (`kf_1` ... `kf_8`, `kf_001` ... `kf_100`).
 #' @param keep_original_cols Keep the selected columns next to the features?
 #' @param object The map, once prepared.
 #' @param columns The selected columns, once prepared.
@@ -55,7 +57,7 @@ step_kernel_features <- function(recipe, ..., role = "predictor", trained = FALS
   rlang::check_installed("recipes", "for `step_kernel_features()`.")
   map <- match_choice(map, c("rff", "fastfood"))
   # num_features and sigma may be tune() placeholders until prep().
-  if (is.numeric(num_features)) check_feature_count(num_features, "cos_sin", arg = "num_features")
+  if (is.numeric(num_features)) num_features <- cos_sin_count(num_features)  # R/parsnip.R
   check_count(seed, min = 0)
   check_flag(keep_original_cols)
   if (!is.character(prefix) || length(prefix) != 1L || is.na(prefix)) {
@@ -88,18 +90,18 @@ prep.step_kernel_features <- function(x, training, info = NULL, ...) {
     abort_arg(c("{.fn step_kernel_features} needs numeric columns.",
                 x = "Not numeric: {.val {columns[!numeric]}}."), call = NULL)
   }
-  num_features <- x$num_features
-  check_feature_count(num_features, "cos_sin", arg = "num_features", call = NULL)
+  # a tuned value arrives here, of any parity
+  num_features <- cos_sin_count(x$num_features, call = NULL)
   if (!is.null(x$sigma)) check_positive(x$sigma, arg = "sigma", call = NULL)
   data <- as.matrix(training[columns])
   check_complete_columns(data, "training")  # else rff()'s error names its `x`
   map <- switch(x$map,
-    rff = rff(data, n_features = x$num_features, kernel = x$kernel, sigma = x$sigma, seed = x$seed),
-    fastfood = fastfood(data, n_features = x$num_features, kernel = x$kernel, sigma = x$sigma,
+    rff = rff(data, n_features = num_features, kernel = x$kernel, sigma = x$sigma, seed = x$seed),
+    fastfood = fastfood(data, n_features = num_features, kernel = x$kernel, sigma = x$sigma,
                         seed = x$seed))
   new_step_kernel_features(
     terms = x$terms, role = x$role, trained = TRUE, map = x$map,
-    num_features = x$num_features, sigma = x$sigma, kernel = x$kernel, seed = x$seed,
+    num_features = num_features, sigma = x$sigma, kernel = x$kernel, seed = x$seed,
     prefix = x$prefix, keep_original_cols = x$keep_original_cols, object = map,
     columns = columns, skip = x$skip, id = x$id)
 }

@@ -28,6 +28,14 @@ test_that("tidy() gives the coefficients, and the lambda path with the chosen ca
   expect_setequal(unique(path$sigma), c(1, 2, 4))
   expect_identical(path$sigma[path$chosen], several$map$kernel$sigma)
   expect_identical(path$gcv[path$chosen], min(path$gcv))
+  # by CV, the bandwidths were ranked by a screen: its scores are not
+  # glance()'s K-fold cv, and are named so
+  screened <- krr_fit(mpg ~ wt + hp, mtcars, n_features = 60, sigma = c(1, 2, 4), seed = 1,
+                      lambda = "cv", n_threads = 1)
+  path <- generics::tidy(screened, matrix = "lambda")
+  expect_named(path, c("sigma", "lambda", "screen", "chosen"))
+  expect_identical(sum(path$chosen), 1L)
+  expect_false(isTRUE(all.equal(path$screen[path$chosen], generics::glance(screened)$cv)))
 })
 
 test_that("tidy() has a response column for classes and several responses", {

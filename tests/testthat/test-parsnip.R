@@ -92,6 +92,61 @@ test_that("bad arguments are refused with errors naming them", {
                class = "kitchen_error_argument")
   expect_error(kernel_ridge_fit(x, mtcars$mpg, map = "rbin"), "map",
                class = "kitchen_error_argument")
+  # an engine sigma would be overwritten by rbf_sigma's, as a lambda by penalty's
+  expect_error(kernel_ridge_fit(x, mtcars$mpg, rbf_sigma = 1, sigma = 5),
+               "Give `rbf_sigma` or an engine `sigma`, not both", class = "kitchen_error_argument")
+})
+
+test_that("case weights reach krr_fit(); the penalty is per unit of weight", {
+  skip_if_not_installed("parsnip")
+  skip_if_not_installed("hardhat")
+  d <- mtcars
+  w <- rep(c(1, 3, 0), length.out = 32)
+  spec <- kernel_ridge(mode = "regression", penalty = 0.01, rbf_sigma = 0.125,
+                       num_features = 40) |>
+    parsnip::set_engine("kitchen", seed = 1, n_threads = 1)
+  fit <- parsnip::fit(spec, mpg ~ wt + hp, data = d, case_weights = hardhat::importance_weights(w))
+  x <- as.matrix(d[c("wt", "hp")])
+  direct <- krr_fit(x, d$mpg, lambda = 0.01 * sum(w), weights = w, n_features = 40,
+                    sigma = 2, scale = "standard", seed = 1, n_threads = 1)
+  expect_equal(predict(fit, d)$.pred, unname(predict(direct, x)), tolerance = 1e-12)
+  # frequency weights too (the map's scaling is of the distinct rows, so
+  # not the fit on replicated rows)
+  counts <- rep(1:2, 16)
+  by_count <- parsnip::fit(spec, mpg ~ wt + hp, data = d,
+                           case_weights = hardhat::frequency_weights(counts))
+  direct <- krr_fit(x, d$mpg, lambda = 0.01 * 48, weights = counts, n_features = 40,
+                    sigma = 2, scale = "standard", seed = 1, n_threads = 1)
+  expect_equal(predict(by_count, d)$.pred, unname(predict(direct, x)), tolerance = 1e-12)
+  expect_identical(by_count$fit$call$weights, quote(weights))  # named, not inlined
+})
+
+test_that("prob predictions: a column per outcome level, and no softmax for an uncalibrated fit", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(mode = "classification", penalty = 1e-3, num_features = 40) |>
+    parsnip::set_engine("kitchen", seed = 1, n_threads = 1)
+  two <- iris[iris$Species != "versicolor", ]  # the level is kept, without rows
+  expect_warning(fit <- parsnip::fit(spec, Species ~ ., data = two), "no rows")
+  prob <- predict(fit, two, type = "prob")
+  expect_named(prob, c(".pred_setosa", ".pred_versicolor", ".pred_virginica"))
+  expect_identical(prob$.pred_versicolor, rep(0, nrow(two)))
+  expect_equal(as.matrix(prob[c(1, 3)]), predict(fit$fit, two, type = "prob"),
+               tolerance = 1e-12, ignore_attr = TRUE)
+  # one virginica row: CV fold 1's fit sees none, so there is no calibration
+  one <- iris[c(1:100, 101), ]
+  expect_warning(fit <- parsnip::fit(spec, Species ~ ., data = one), "no class probabilities")
+  expect_error(predict(fit, one, type = "prob"), "not calibrated.*virginica")
+  expect_s3_class(predict(fit, one)$.pred_class, "factor")
+})
+
+test_that("warnings of a parsnip fit show a short call, not the data", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(mode = "classification", penalty = 1e-3, num_features = 40) |>
+    parsnip::set_engine("kitchen", seed = 1, n_threads = 1)
+  warning <- tryCatch(parsnip::fit(spec, Species ~ ., data = iris[c(1:100, 101), ]),
+                      warning = identity)
+  expect_match(paste(deparse(conditionCall(warning)), collapse = ""),
+               "^krr_fit\\(x = x, y = y, features = \"rff\"")
 })
 
 test_that("the model is registered when parsnip loads after kitchen, without kernel_ridge()", {

@@ -56,8 +56,8 @@ test_that("bad input is refused with errors naming what is wrong", {
   expect_error(step_kernel_features(rec, Sepal.Length, map = "rbin"), "map",
                class = "kitchen_error_argument")
   # when the step is made, naming its own argument
-  expect_error(step_kernel_features(rec, Sepal.Length, num_features = 7),
-               "`num_features` must be even", class = "kitchen_error_argument")
+  expect_error(step_kernel_features(rec, Sepal.Length, num_features = 7.5),
+               "`num_features` must be a whole number", class = "kitchen_error_argument")
   expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, sigma = -1)), "sigma",
                class = "kitchen_error_argument")
   expect_error(recipes::prep(step_kernel_features(recipes::recipe(~ ., data = iris), Species)),
@@ -96,6 +96,14 @@ test_that("num_features can be tuned: a tune() placeholder, a dials parameter", 
   tidied <- generics::tidy(rec$steps[[1]])
   expect_identical(tidied$terms, c("wt", "hp"))
   expect_true(all(is.na(tidied$num_features)))
+  # a grid's odd count, filled in by tune, is rounded up as kernel_ridge() rounds it
+  rec$steps[[1]]$num_features <- 7
+  baked <- recipes::bake(recipes::prep(rec, mtcars), mtcars[1:3, ])
+  expect_identical(grep("^kf_", names(baked), value = TRUE), sprintf("kf_%d", 1:8))
+  made_odd <- step_kernel_features(recipes::recipe(mpg ~ ., data = mtcars), wt,
+                                   num_features = 5, seed = 1) |>
+    recipes::prep() |> recipes::bake(NULL)
+  expect_identical(grep("^kf_", names(made_odd), value = TRUE), sprintf("kf_%d", 1:6))
 })
 
 test_that("bake() and a parsnip fit's predict() take zero rows", {
