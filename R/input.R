@@ -22,7 +22,10 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
   out <- x
   if (is.data.frame(x)) {
     check_shape(dim(x), arg, call, allow_empty)
-    numeric_cols <- vapply(x, function(col) (is.double(col) || is.integer(col)) && !is.object(col), TRUE)
+    # (a file with a header and no rows reads as logical columns: no values)
+    numeric_cols <- vapply(x, function(col) {
+      (is.double(col) || is.integer(col) || (is.logical(col) && !length(col))) && !is.object(col)
+    }, TRUE)
     if (!all(numeric_cols)) {
       bad <- names(x)[!numeric_cols]
       abort_arg(c("{.arg {arg}} must have only numeric columns.",

@@ -749,8 +749,9 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
   # through do.call(), the builder's own frame would print as no call at all).
   tryCatch(do.call(get(features, envir = asNamespace("kitchen")), c(list(x), args)),
            kitchen_error_argument = function(cnd) {
+             # (its parent too: a bad chunk's error says what was wrong with it)
              rlang::abort(cnd$message, body = cnd$body, class = "kitchen_error_argument",
-                          call = call, use_cli_format = TRUE)
+                          call = call, parent = cnd$parent, use_cli_format = TRUE)
            })
 }
 

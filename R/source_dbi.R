@@ -117,11 +117,22 @@ read_db_chunk <- function(data, i) {
 }
 
 # Calls use(conn): in a worker with a connection of its own, closed after;
-# in this process with the pass's connection (see db_connection()).
+# in this process with the pass's connection (see db_connection()). In a
+# worker, the connection's objects are collected before the chunk task
+# ends: RSQLite's finalizers write .Random.seed (through Rcpp's RNG scope),
+# and run at a later garbage collection, in future's own code after the
+# task, they made future warn that the chunk's future "unexpectedly
+# generated random numbers" (from the second fit of a session on). Within
+# the task, run_chunk_task() puts the RNG state back. One collection per
+# chunk read from a database: milliseconds, against the query's time.
 with_db_connection <- function(data, use) {
   if (!data$in_worker) return(use(db_connection(data)))
   conn <- db_connect(data)
-  on.exit(DBI::dbDisconnect(conn))
+  on.exit({
+    DBI::dbDisconnect(conn)
+    rm(conn)
+    gc(verbose = FALSE)
+  })
   use(conn)
 }
 

@@ -135,6 +135,15 @@ test_that("predict on chunks equals predict on the bound data", {
 
   two <- krr_fit(toy$x, cbind(a = toy$y, b = -toy$y), map, lambda = 0.1, n_threads = 1)
   expect_equal(predict(two, chunks), predict(two, toy$x), tolerance = 1e-12)
+
+  # A file with a header and no rows (no new rows that day) predicts none;
+  # its columns read as logical ones, which were "not numeric".
+  skip_if_not_installed("data.table")
+  csv <- file.path(chunk_tempdir(), sprintf("new%d.csv", 1:3))
+  utils::write.csv(as.data.frame(toy$x[1:10, ]), csv[1], row.names = FALSE)
+  utils::write.csv(as.data.frame(toy$x[0, ]), csv[2], row.names = FALSE)
+  utils::write.csv(as.data.frame(toy$x[11:20, ]), csv[3], row.names = FALSE)
+  expect_equal(predict(fit, chunked(csv)), predict(fit, toy$x[1:20, ]), tolerance = 1e-12)
 })
 
 test_that("a bad chunk stops the fit with an error naming it", {
@@ -151,6 +160,13 @@ test_that("a bad chunk stops the fit with an error naming it", {
   err <- fit_error(chunked(with_na))
   expect_match(conditionMessage(err), "Chunk 3 holds bad data")
   expect_match(conditionMessage(err), "NA")
+  # a map built by name from the chunks says what was wrong too
+  text <- chunks
+  text[[3]]$x <- data.frame(text[[3]]$x, junk = "a")
+  err <- expect_error(krr_fit(chunked(text), "rff", n_features = 20, seed = 1, n_threads = 1,
+                              verbose = FALSE), class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), "Chunk 3 holds bad data")
+  expect_match(conditionMessage(err), "Not numeric: \"junk\"")
 
   wrong_cols <- chunks
   wrong_cols[[2]]$x <- wrong_cols[[2]]$x[, 1:2]

@@ -178,6 +178,33 @@ test_that("futures connect themselves and page the query; a connection object is
                memory$coefficients, tolerance = 1e-10)
 })
 
+test_that("futures reading a database leave no RNG trace for future to flag", {
+  skip_if_not_installed("RSQLite")
+  skip_if_not_installed("future")
+  # RSQLite's finalizers write .Random.seed; run at a garbage collection in
+  # future's code after a chunk task, future warned that the chunk's future
+  # "unexpectedly generated random numbers" (classes, from the second fit
+  # of a session on: enough rows for collections to happen in the workers)
+  set.seed(3)
+  n <- 22784
+  rows <- as.data.frame(matrix(runif(n * 16), n, 16))
+  rows$label <- ifelse(sin(3 * rows$V1) + rows$V2 > 0.8, "high", "low")
+  rows$id <- seq_len(n)
+  path <- tempfile(fileext = ".sqlite")
+  on.exit(unlink(path), add = TRUE)
+  con <- DBI::dbConnect(RSQLite::SQLite(), path)
+  DBI::dbWriteTable(con, "t", rows)
+  DBI::dbDisconnect(con)
+  query <- sprintf("SELECT %s, label FROM t ORDER BY id", paste0("V", 1:16, collapse = ", "))
+  map <- rff(16, 200, sigma = 1, seed = 1)
+  oplan <- future::plan(future::multisession, workers = 2, rscript_libs = .libPaths())
+  on.exit(future::plan(oplan), add = TRUE)
+  source <- chunked_db(function() DBI::dbConnect(RSQLite::SQLite(), path), query,
+                       chunk_size = 3798, y = "label")
+  expect_no_warning(for (k in 1:3) krr_fit(source, map, lambda = "cv", n_threads = 1,
+                                           verbose = FALSE))
+})
+
 test_that("bad queries, columns and data stop the fit, naming the chunk", {
   skip_if_not_installed("RSQLite")
   rows <- db_toy(n = 300)
