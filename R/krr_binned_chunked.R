@@ -12,7 +12,8 @@
 # the chunks (its table of occupied bins, then the rows' columns:
 # chunked_bins()).
 binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter, backend,
-                               verbose, engine, call, loss = "squared", seed = NULL) {
+                               verbose, engine, call, loss = "squared", seed = NULL,
+                               search_by_default = FALSE) {
   if (is.numeric(lambda) && any(lambda <= 0)) {
     abort_arg("{.arg lambda} candidates must be positive for {.fn rbin} maps, not {.val {lambda[lambda <= 0][1]}}.",
               call = call)
@@ -75,6 +76,8 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
       map <- bins$rebin(ard$map, ard$map$kernel$sigma)  # its bins: from every chunk
     }
   }
+  # as in memory (R/krr.R), once the rows are counted
+  if (search_by_default && sum(weights > 0) >= binned_search_rows) sigma <- "auto"
   note_sigma_candidates(sigma, map$d)  # R/krr.R
   sigmas <- if (identical(sigma, "auto") || !is.null(isotropic)) "auto" else
     candidates %||% bandwidth_candidates(sigma, map, lambda, call = call)  # "ard": its map's

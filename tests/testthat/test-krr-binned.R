@@ -100,6 +100,44 @@ test_that("K-fold CV of binned fits equals explicit refits on the other folds", 
   expect_identical(fit$n_folds, 3L)
 })
 
+test_that("a map named by features is searched as with sigma = \"auto\" from 2,000 rows on", {
+  toy <- binned_toy(n = 2400, seed = 12)
+  default <- krr_fit(toy$x, toy$y, "rbin", n_grids = 20, seed = 3, n_threads = 2, verbose = FALSE)
+  auto <- krr_fit(toy$x, toy$y, "rbin", n_grids = 20, seed = 3, sigma = "auto", n_threads = 2,
+                  verbose = FALSE)
+  expect_false(is.null(default$sigma_path))
+  expect_identical(default$map$kernel$sigma, auto$map$kernel$sigma)
+  expect_identical(default$coefficients, auto$coefficients)
+  median_sigma <- rbin(toy$x, 20, seed = 3)$kernel$sigma
+  expect_lt(default$map$kernel$sigma, median_sigma)  # the median heuristic is too wide here
+  # fewer rows (counting those of non-zero weight), a given lambda, the
+  # logistic loss or a given map: the median heuristic's bandwidth
+  keeps <- list(
+    krr_fit(toy$x, toy$y, "rbin", n_grids = 20, seed = 3, n_threads = 2, verbose = FALSE,
+            weights = rep(c(1, 0), 1200)),
+    krr_fit(toy$x, toy$y, "rbin", n_grids = 20, seed = 3, lambda = 0.1, n_threads = 2,
+            verbose = FALSE),
+    krr_fit(toy$x, factor(toy$y > 0.5), "rbin", n_grids = 20, seed = 3, loss = "logistic",
+            n_threads = 2, verbose = FALSE),
+    krr_fit(toy$x, toy$y, rbin(toy$x, 20, seed = 3), n_threads = 2, verbose = FALSE))
+  expect_identical(keeps[[1]]$map$kernel$sigma,
+                   rbin(toy$x[c(TRUE, FALSE), ], 20, seed = 3)$kernel$sigma)  # its rows'
+  for (fit in keeps[-1]) expect_identical(fit$map$kernel$sigma, median_sigma)
+  for (fit in keeps) expect_null(fit$sigma_path)
+  # chunked data count their rows first, then search as with "auto"
+  chunks <- chunked(unname(lapply(split(seq_len(2400), rep(1:6, each = 400)),
+                                  function(r) list(x = toy$x[r, ], y = toy$y[r]))))
+  from_chunks <- krr_fit(chunks, "rbin", n_grids = 20, seed = 3, n_threads = 2, verbose = FALSE)
+  expect_false(is.null(from_chunks$sigma_path))
+  expect_identical(from_chunks$coefficients,
+                   krr_fit(chunks, "rbin", n_grids = 20, seed = 3, sigma = "auto",
+                           n_threads = 2, verbose = FALSE)$coefficients)
+  few <- chunked(unname(lapply(split(seq_len(1800), rep(1:6, each = 300)),
+                               function(r) list(x = toy$x[r, ], y = toy$y[r]))))
+  expect_null(krr_fit(few, "rbin", n_grids = 20, seed = 3, n_threads = 2,
+                      verbose = FALSE)$sigma_path)
+})
+
 test_that("the default lambda is chosen by CV, and fits classify", {
   toy <- binned_toy(n = 500, seed = 6)
   fit <- krr_fit(toy$x, toy$y, "rbin", n_grids = 40, seed = 7, n_threads = 2)
