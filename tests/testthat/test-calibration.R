@@ -88,6 +88,24 @@ test_that("the calibration reaches the penalised minimum of the multinomial log-
   }
 })
 
+test_that("more than 30 classes: each class's own score, at the penalised minimum", {
+  classes <- 35
+  case <- calibration_case(n = 2000, classes = classes, seed = 8)
+  inputs <- case$inputs + 2 * outer(case$labels, seq_len(classes), "==")
+  coefficients <- fit_calibration(inputs, case$labels, case$weights, backend_settings(1L))
+  # the full model's form: intercepts, then the slopes on the diagonal
+  expect_equal(dim(coefficients), c(classes + 1, classes))
+  expect_identical(coefficients[1, 1], 0)
+  slopes <- coefficients[-1, ]
+  expect_identical(slopes[row(slopes) != col(slopes)], rep(0, classes * (classes - 1)))
+  # the gradient of the penalised log-loss in a_2..a_K and b_1..b_K vanishes
+  p <- softmax_rows(cbind(1, inputs) %*% coefficients)
+  residual <- case$weights * (p - outer(case$labels, seq_len(classes), "=="))
+  gradient <- c(colSums(residual)[-1], colSums(residual * inputs) + 2e-3 * diag(slopes))
+  expect_lt(max(abs(gradient)), 1e-6 * sum(case$weights))
+  expect_equal(rowSums(calibrated_probabilities(inputs, coefficients, NULL)), rep(1, 2000))
+})
+
 test_that("folds whose fits miss a class leave the fit without probabilities, and say why", {
   x <- as.matrix(iris[, 1:4])
   # folds by site, one site holding every setosa
