@@ -157,6 +157,10 @@ nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kin
     .Call(`_kitchen_nystrom_features_cpp`, x, center, divisor, centers, normalization, kind, n_threads, simd)
 }
 
+pairwise_distances_cpp <- function(x, manhattan, n_threads) {
+    .Call(`_kitchen_pairwise_distances_cpp`, x, manhattan, n_threads)
+}
+
 rbin_build_cpp <- function(x, pitch, shift, center, scale, n_threads, simd) {
     .Call(`_kitchen_rbin_build_cpp`, x, pitch, shift, center, scale, n_threads, simd)
 }

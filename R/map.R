@@ -65,8 +65,11 @@ median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
   rows <- if (nrow(x) > max_rows) sort(sample.int(nrow(x), max_rows)) else seq_len(nrow(x))
   xs <- as.matrix(x[rows, , drop = FALSE])
   xs <- sweep(sweep(xs, 2, rescale$center), 2, rescale$scale, "/")
-  method <- if (kernel$name == "laplacian") "manhattan" else "euclidean"
-  sigma <- if (nrow(xs) > 1) stats::median(stats::dist(xs, method = method)) else 1
+  # dist()'s distances, on contiguous rows (src/pairwise_distances.cpp)
+  manhattan <- kernel$name == "laplacian"
+  sigma <- if (nrow(xs) > 1) {
+    stats::median(pairwise_distances_cpp(xs, manhattan, resolve_threads(NULL)))
+  } else 1
   if (!is.finite(sigma) || sigma <= 0) 1 else sigma
 }
 

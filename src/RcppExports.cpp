@@ -549,6 +549,18 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// pairwise_distances_cpp
+Rcpp::NumericVector pairwise_distances_cpp(Rcpp::NumericMatrix x, bool manhattan, int n_threads);
+RcppExport SEXP _kitchen_pairwise_distances_cpp(SEXP xSEXP, SEXP manhattanSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    Rcpp::traits::input_parameter< bool >::type manhattan(manhattanSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(pairwise_distances_cpp(x, manhattan, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rbin_build_cpp
 SEXP rbin_build_cpp(SEXP x, Rcpp::NumericMatrix pitch, Rcpp::NumericMatrix shift, Rcpp::NumericVector center, Rcpp::NumericVector scale, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_rbin_build_cpp(SEXP xSEXP, SEXP pitchSEXP, SEXP shiftSEXP, SEXP centerSEXP, SEXP scaleSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -866,6 +878,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 15},
     {"_kitchen_packed_cholesky_solve_cpp", (DL_FUNC) &_kitchen_packed_cholesky_solve_cpp, 3},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
+    {"_kitchen_pairwise_distances_cpp", (DL_FUNC) &_kitchen_pairwise_distances_cpp, 3},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
     {"_kitchen_rbin_sparse_cpp", (DL_FUNC) &_kitchen_rbin_sparse_cpp, 4},
