@@ -184,7 +184,12 @@ check_frequencies_finite <- function(w, kernel, call = rlang::caller_env()) {
 #'   per row at 1024 features) lands on fresh pages. Starting R with the
 #'   environment variable `MALLOC_TRIM_THRESHOLD_=268435456` (glibc's own
 #'   setting, for the whole R process) keeps that memory; `bench/results/latency.md` in kitchen's
-#'   source repository measures both ways.
+#'   source repository measures both ways. It trades bulk work for small
+#'   calls: setting it also turns off glibc's adaptive mmap threshold, so
+#'   every large block is mapped afresh, and fits and predictions on many
+#'   rows took 2 to 10 times longer with it on one machine (a 1e5-row
+#'   `krr_fit()` 4.4-5.1 s without, 11.1-12.3 s with it). Set it for
+#'   sessions of many small calls only.
 #' @export
 #' @examples
 #' x <- matrix(c(0, 0, 1, 1), 2, byrow = TRUE)

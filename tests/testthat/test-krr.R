@@ -251,3 +251,15 @@ test_that("fastfood maps fit too, with sigma candidates", {
   by_name <- krr_fit(toy$x, toy$y, "fastfood", n_features = 32, sigma = 1, seed = 2, lambda = 1)
   expect_s3_class(by_name$map, "kitchen_fastfood")
 })
+
+test_that("predictions do not depend on the block size, capped or not", {
+  set.seed(31)
+  x <- matrix(rnorm(700 * 3), 700, 3)
+  y <- sin(x[, 1]) + rnorm(700, sd = 0.1)
+  # 4096 features: blocks are capped at 512 rows (16 MB of features)
+  fit <- krr_fit(x, y, rff(x, 4096, sigma = 1, seed = 2), lambda = 1, n_threads = 1,
+                 verbose = FALSE)
+  reference <- predict(fit, x, block_size = 100, n_threads = 1)
+  expect_identical(predict(fit, x, n_threads = 1), reference)
+  expect_identical(predict(fit, x, block_size = 700, n_threads = 1), reference)
+})
