@@ -46,7 +46,10 @@
 #'
 #' Inputs are rescaled as in [rff()] (`scale`), by default min-max, and
 #' `sigma = NULL` takes the median Manhattan distance between up to 1000
-#' rescaled rows. Building
+#' rescaled rows: far wider than binning on many rows fits best, so
+#' [krr_fit()] searches narrower ones for a map it builds by name from
+#' 2,000 rows on (see "What the defaults do" there); for a map built here,
+#' give `sigma`, or `sigma = "auto"` to [krr_fit()]. Building
 #' the map and computing features run in C++ on the raw data, spread over
 #' `n_threads` threads; the map is the same for any number of threads.
 #'
