@@ -518,7 +518,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                                            backend))  # R/default_bandwidth.R
   }
   binned <- inherits(map, "kitchen_rbin")
-  if (binned_search_by_default(sigma, features, ..., loss = loss, lambda = lambda) &&
+  if (binned_search_by_default(sigma, features, map, ..., loss = loss, lambda = lambda) &&
       nrow(weighted$x) >= binned_search_rows) {
     sigma <- "auto"  # R/krr_binned_search.R
   }
@@ -785,12 +785,13 @@ map_seed_drawn <- function(features, args) {
   args
 }
 
-# Whether krr_fit() chooses the bandwidth of the map: an rff or fastfood
-# map it built by name, with no kernel object (carrying its own sigma) in
-# `...`. A given map keeps its bandwidth.
-bandwidth_left_to_krr_fit <- function(features, map, ...) {
-  is.character(features) && inherits(map, c("kitchen_rff", "kitchen_fastfood")) &&
-    !inherits(list(...)$kernel, "kitchen_kernel")
+# Whether krr_fit() chooses the bandwidth of the map: a map of one of
+# `kinds` (rff or fastfood; rbin: R/krr_binned_search.R) it built by name,
+# with no kernel object (carrying its own sigma) in `...`. A given map keeps
+# its bandwidth.
+bandwidth_left_to_krr_fit <- function(features, map, ...,
+                                      kinds = c("kitchen_rff", "kitchen_fastfood")) {
+  is.character(features) && inherits(map, kinds) && !inherits(list(...)$kernel, "kitchen_kernel")
 }
 
 # Arguments in `...` must be the map constructor's or its kernel's (`nu`):

@@ -257,7 +257,7 @@ rbin_rescaled <- function(map, sigma) {
 # 4 unchanged): they keep the median heuristic, at a fraction of the cost.
 binned_search_rows <- 2000
 
-binned_search_by_default <- function(sigma, features, ..., loss, lambda) {
-  is.null(sigma) && identical(features, "rbin") && !inherits(list(...)$kernel, "kitchen_kernel") &&
-    loss == "squared" && !(is.numeric(lambda) && length(lambda) == 1)
+binned_search_by_default <- function(sigma, features, map, ..., loss, lambda) {
+  is.null(sigma) && bandwidth_left_to_krr_fit(features, map, ..., kinds = "kitchen_rbin") &&
+    loss == "squared" && !(is.numeric(lambda) && length(lambda) == 1)  # R/krr.R
 }

@@ -46,7 +46,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
   if (binned) {
     check_positive(tol)
     check_count(max_iter)
-    search <- binned_search_by_default(sigma, features, ..., loss = loss, lambda = lambda)
+    search <- binned_search_by_default(sigma, features, map, ..., loss = loss, lambda = lambda)
     return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, backend, verbose,
                               engine, call, loss, given_seed, search))  # R/krr_binned_chunked.R
   }

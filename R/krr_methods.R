@@ -226,7 +226,7 @@ formula_fit_only <- function(fit, what, need = "a formula", call = rlang::caller
 # weight as in the fit (rows weighted 0 not at all; logistic fits count so).
 training_accuracy <- function(fit) {
   correct <- class_of(fit, fit$fitted.values) == fit$y
-  sum((fit$weights %||% 1) * correct) / sum(fit$weights %||% rep(1, length(correct)))
+  stats::weighted.mean(correct, fit$weights %||% rep(1, length(correct)))
 }
 
 # The fitted values kept by krr_fit(): a vector for one numeric response.
