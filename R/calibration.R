@@ -121,16 +121,17 @@ calibration_inputs <- function(scores) {
 }
 
 # Multinomial logistic regression of `labels` (class numbers) on `inputs`
-# by Newton's method with step halving, with a small ridge penalty on the
-# slopes (1e-3 * ||B||^2, so that separable classes give finite
-# coefficients). Small: (1 + p) x (K - 1) parameters, but each Hessian
-# reads every row: ((K + 1)(K - 1))^2 / 2 products per row, 0.4 s at 16,000
-# rows and 26 classes. Two are spared. At the start (all links 0) every
-# row's probabilities are 1 / K, so the Hessian is the Kronecker product of
-# (I / K - 11' / K^2) and X'WX. And once a step changes the objective by
-# less than 1e-6 of itself, the steps that are left (one or two, which only
-# confirm convergence) keep the last Hessian: near the minimum it hardly
-# moves, and the step halving still guards each step.
+# by Newton's method with step halving (newton_with_halving()), with a
+# small ridge penalty on the slopes (1e-3 * ||B||^2, so that separable
+# classes give finite coefficients). Small: (1 + p) x (K - 1) parameters,
+# but each Hessian reads every row: ((K + 1)(K - 1))^2 / 2 products per
+# row, 0.4 s at 16,000 rows and 26 classes. Two are spared. At the start
+# (all links 0) every row's probabilities are 1 / K, so the Hessian is the
+# Kronecker product of (I / K - 11' / K^2) and X'WX. And once a step
+# changes the objective by less than 1e-6 of itself, the steps that are
+# left (one or two, which only confirm convergence) keep the last Hessian:
+# near the minimum it hardly moves, and the step halving still guards each
+# step.
 fit_calibration <- function(inputs, labels, weights, backend, penalty = 1e-3, max_iter = 100) {
   if (ncol(inputs) > max_full_calibration_classes) {
     return(fit_scaling_calibration(inputs, labels, weights, penalty, max_iter))
@@ -145,36 +146,50 @@ fit_calibration <- function(inputs, labels, weights, backend, penalty = 1e-3, ma
     links <- links_of(theta)
     shift <- row_max(links)
     log_p <- links - shift - log(rowSums(exp(links - shift)))
-    -sum(weights * rowSums(onehot * log_p)) + sum(ridge * theta^2)
+    list(value = -sum(weights * rowSums(onehot * log_p)) + sum(ridge * theta^2))
   }
   theta <- numeric(d * (k - 1))
-  value <- objective(theta)
   penalty_hessian <- diag(2 * ridge + 1e-12, length(theta))
   hessian <- kronecker(diag(1 / k, k - 1) - 1 / k^2, crossprod(design, weights * design)) +
     penalty_hessian
-  close <- FALSE
-  for (iteration in seq_len(max_iter)) {
+  derivatives <- function(theta, current, iteration, change) {
     p <- softmax_rows(links_of(theta))
     gradient <- c(crossprod(design, weights * (p - onehot)[, -1, drop = FALSE])) + 2 * ridge * theta
+    close <- abs(change) <= 1e-6 * max(abs(current$value), 1)
     if (iteration > 1 && !close) {
-      hessian <- calibration_hessian(design, p[, -1, drop = FALSE], weights, backend) +
+      hessian <<- calibration_hessian(design, p[, -1, drop = FALSE], weights, backend) +
         penalty_hessian
     }
-    step <- solve(hessian, gradient)
+    list(gradient = gradient, hessian = hessian)
+  }
+  theta <- newton_with_halving(theta, objective, derivatives, max_iter)
+  cbind(0, matrix(theta, d, k - 1))
+}
+
+# Minimises `objective(theta)$value` by Newton steps, each halved until the
+# objective does not rise (down to 1e-8 of a step); stops once a step
+# changes it by at most 1e-12 of itself, or after max_iter steps.
+# `derivatives(theta, current, iteration, change)` gives the gradient and
+# Hessian at theta (`current`: the objective there; `change`: the last
+# step's decrease, Inf before the first).
+newton_with_halving <- function(theta, objective, derivatives, max_iter) {
+  current <- objective(theta)
+  change <- Inf
+  for (iteration in seq_len(max_iter)) {
+    step_of <- derivatives(theta, current, iteration, change)
+    step <- solve(step_of$hessian, step_of$gradient)
     t <- 1
     repeat {
-      candidate <- theta - t * step
-      new_value <- objective(candidate)
-      if (new_value <= value || t < 1e-8) break
+      candidate <- objective(theta - t * step)
+      if (candidate$value <= current$value || t < 1e-8) break
       t <- t / 2
     }
-    theta <- candidate
-    change <- value - new_value
-    value <- new_value
-    if (abs(change) <= 1e-12 * max(abs(value), 1)) break
-    close <- abs(change) <= 1e-6 * max(abs(value), 1)
+    theta <- theta - t * step
+    change <- current$value - candidate$value
+    current <- candidate
+    if (abs(change) <= 1e-12 * max(abs(current$value), 1)) break
   }
-  cbind(0, matrix(theta, d, k - 1))
+  theta
 }
 
 # The most classes whose calibration is the full multinomial model above:
@@ -186,7 +201,7 @@ max_full_calibration_classes <- 30L
 
 # "Vector scaling": class k's link is a_k + b_k s_k (its intercept, and a
 # slope on its own least-squares score), fitted as fit_calibration() fits
-# the full model (Newton with step halving, the slopes penalised by
+# the full model (newton_with_halving(), the slopes penalised by
 # `penalty`, a_1 = 0). 2K - 1 coefficients: its Hessian's blocks are three
 # n x K cross products. Returned in the full model's form, a (K + 1) x K
 # matrix (intercepts, then the slopes on its diagonal), so that
@@ -202,9 +217,7 @@ fit_scaling_calibration <- function(inputs, labels, weights, penalty, max_iter) 
     log_p <- links - shift - log(rowSums(exp(links - shift)))
     list(value = -sum(weights * rowSums(onehot * log_p)) + penalty * sum(cf$b^2), p = exp(log_p))
   }
-  theta <- numeric(2 * k - 1)
-  current <- objective(theta)
-  for (iteration in seq_len(max_iter)) {
+  derivatives <- function(theta, current, iteration, change) {
     p <- current$p
     residual <- weights * (p - onehot)
     cf <- coefficients(theta)
@@ -217,19 +230,9 @@ fit_scaling_calibration <- function(inputs, labels, weights, penalty, max_iter) 
     h_bb <- diag(colSums(wp * inputs^2) + 2 * penalty, k) - crossprod(ps, wp * inputs)
     hessian <- rbind(cbind(h_aa[-1, -1, drop = FALSE], h_ab[-1, , drop = FALSE]),
                      cbind(t(h_ab[-1, , drop = FALSE]), h_bb))
-    step <- solve(hessian + diag(1e-12, 2 * k - 1), gradient)
-    t <- 1
-    repeat {
-      candidate <- objective(theta - t * step)
-      if (candidate$value <= current$value || t < 1e-8) break
-      t <- t / 2
-    }
-    theta <- theta - t * step
-    change <- current$value - candidate$value
-    current <- candidate
-    if (abs(change) <= 1e-12 * max(abs(current$value), 1)) break
+    list(gradient = gradient, hessian = hessian + diag(1e-12, 2 * k - 1))
   }
-  cf <- coefficients(theta)
+  cf <- coefficients(newton_with_halving(numeric(2 * k - 1), objective, derivatives, max_iter))
   rbind(cf$a, diag(cf$b, k))
 }
 
