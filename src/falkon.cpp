@@ -93,7 +93,8 @@ class kernel_stream {
 
  private:
   double tile_cost() const {
-    return static_cast<double>(kitchen::kernel_tile_rows) * (3.0 * d_ + 20.0);
+    return kitchen::kernel_tile_elements(kitchen::kernel_tile_rows, kitchen::kernel_tile_columns) *
+           (3.0 * d_ + 20.0);
   }
 
   void kernel_block(std::size_t r0, std::size_t rows) {

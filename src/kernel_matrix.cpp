@@ -36,10 +36,10 @@ SEXP kernel_matrix_cpp(Rcpp::NumericMatrix x, Rcpp::NumericMatrix y, bool row_ma
 
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(n, m));
   double* res = REAL(out);
-  // A tile costs about one operation per row and coordinate, plus the
-  // final exp() per row.
-  const double tile_rows = static_cast<double>(std::min(n, kitchen::kernel_tile_rows));
-  const double tile_cost = tile_rows * (static_cast<double>(d) + 20.0);
+  // A tile costs about one operation per element and coordinate, plus the
+  // final exp() per element.
+  const double tile_cost =
+      kitchen::kernel_tile_elements(n, m) * (static_cast<double>(d) + 20.0);
   kitchen_glue::parallel_for_chunks(kitchen::kernel_matrix_tiles(n, m), tile_cost, n_threads,
                                     [&](std::size_t begin, std::size_t end) {
     for (std::size_t tile = begin; tile < end; ++tile) {

@@ -63,9 +63,9 @@ SEXP nystrom_features_cpp(Rcpp::NumericMatrix x, Rcpp::NumericVector center,
     kitchen::nystrom_rescale_rows(x.begin(), n, r0, rows, d, center.begin(), divisor.begin(),
                                   scaled.data());
     const kitchen::matrix_view xv = kitchen::column_major(scaled.data(), rows, d);
-    const double tile_rows = static_cast<double>(std::min(rows, kitchen::kernel_tile_rows));
     kitchen_glue::parallel_for_chunks(kitchen::kernel_matrix_tiles(rows, m),
-                                      tile_rows * (3.0 * d + 20.0), n_threads,
+                                      kitchen::kernel_tile_elements(rows, m) * (3.0 * d + 20.0),
+                                      n_threads,
                                       [&](std::size_t begin, std::size_t end) {
       for (std::size_t tile = begin; tile < end; ++tile) {
         kitchen::kernel_matrix_tile(kernel, 1.0, xv, cv, tile, kc.data());
