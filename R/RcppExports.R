@@ -145,8 +145,8 @@ exp_nonpositive_cpp <- function(x, simd) {
     .Call(`_kitchen_exp_nonpositive_cpp`, x, simd)
 }
 
-logistic_bound_cpp <- function(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas, single_precision) {
-    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas, single_precision)
+logistic_bound_cpp <- function(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, stop, n_threads, simd, use_blas, single_precision) {
+    .Call(`_kitchen_logistic_bound_cpp`, features, rows, labels, weights, bound, free, lambda, coefficients, intercept, stop, n_threads, simd, use_blas, single_precision)
 }
 
 packed_cholesky_solve_cpp <- function(factor, rhs, simd) {

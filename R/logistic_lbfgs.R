@@ -10,11 +10,11 @@
 # steps needed 2 to 3 times the passes on Satellite). Each trial point
 # costs one pass; steps are accepted on sufficient decrease (Armijo) and
 # halved otherwise; a direction that does not descend falls back to the
-# preconditioned gradient step. Stops when the objective's relative
-# decrease over an accepted step is below `tol`, when no step can lower it
-# beyond rounding, or after max_iter passes. Only the classes `free` move
-# (the second, for two classes).
-logistic_lbfgs <- function(gradient, inverse, free, lambda, state, tol, max_iter) {
+# preconditioned gradient step. Stops as `stop` says (logistic_stop()) or
+# when no step can lower the objective beyond rounding. Only the classes
+# `free` move (the second, for two classes).
+logistic_lbfgs <- function(gradient, inverse, free, lambda, state, stop) {
+  tol <- stop$tol
   inverse_times <- function(v) {  # M^-1 v
     step <- backsolve(inverse$factor, backsolve(inverse$factor,
                                                 v$coefficients - inverse$zbar %o% v$intercept,
@@ -50,7 +50,8 @@ logistic_lbfgs <- function(gradient, inverse, free, lambda, state, tol, max_iter
   current$preconditioned <- inverse_times(current$gradient)
   passes <- 1L
   change <- Inf
-  while (passes < max_iter) {
+  converged <- FALSE
+  while (passes < stop$max_iter) {
     # Two-loop recursion for -H g, with H0 = gamma M^-1: q = g - sum alpha_i y_i
     # and, alongside, r = M^-1 q.
     q <- current$gradient
@@ -76,6 +77,10 @@ logistic_lbfgs <- function(gradient, inverse, free, lambda, state, tol, max_iter
       direction <- scaled(-1, current$preconditioned)
       slope <- dot(current$gradient, direction)
     }
+    if (stop$settle && change < tol && -slope <= 2 * tol * current$objective) {
+      converged <- TRUE
+      break
+    }
     t <- 1
     accepted <- rounding <- FALSE
     repeat {
@@ -87,12 +92,15 @@ logistic_lbfgs <- function(gradient, inverse, free, lambda, state, tol, max_iter
       }
       # A predicted decrease below the objective's rounding: nothing left.
       rounding <- -t * slope <= 1e-14 * current$objective
-      if (passes >= max_iter || rounding) break
+      if (passes >= stop$max_iter || rounding) break
       t <- t / 2
     }
     trial_change <- abs(current$objective - trial$objective) / max(trial$objective, 1e-300)
     if (!accepted) {
-      if (rounding) change <- trial_change
+      if (rounding) {
+        change <- trial_change
+        converged <- TRUE
+      }
       break
     }
     change <- trial_change
@@ -112,9 +120,12 @@ logistic_lbfgs <- function(gradient, inverse, free, lambda, state, tol, max_iter
       curvatures <- c(curvatures, sy)
     }
     current <- trial
-    if (change < tol) break
+    if (!stop$settle && change < tol) {
+      converged <- TRUE
+      break
+    }
   }
   list(coefficients = current$state$coefficients, intercept = current$state$intercept,
        log_loss = current$pass$log_loss, correct = current$pass$correct,
-       passes = passes, converged = change < tol, change = change)
+       passes = passes, converged = converged, change = change)
 }

@@ -497,8 +497,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // logistic_bound_cpp
-SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, double tol, int max_iter, int n_threads, SEXP simd, bool use_blas, bool single_precision);
-RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP boundSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP, SEXP single_precisionSEXP) {
+SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows, Rcpp::IntegerVector labels, Rcpp::NumericVector weights, Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda, Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept, Rcpp::List stop, int n_threads, SEXP simd, bool use_blas, bool single_precision);
+RcppExport SEXP _kitchen_logistic_bound_cpp(SEXP featuresSEXP, SEXP rowsSEXP, SEXP labelsSEXP, SEXP weightsSEXP, SEXP boundSEXP, SEXP freeSEXP, SEXP lambdaSEXP, SEXP coefficientsSEXP, SEXP interceptSEXP, SEXP stopSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP use_blasSEXP, SEXP single_precisionSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type features(featuresSEXP);
@@ -510,13 +510,12 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type coefficients(coefficientsSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type intercept(interceptSEXP);
-    Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
-    Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type stop(stopSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
     Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
     Rcpp::traits::input_parameter< bool >::type single_precision(single_precisionSEXP);
-    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, tol, max_iter, n_threads, simd, use_blas, single_precision));
+    rcpp_result_gen = Rcpp::wrap(logistic_bound_cpp(features, rows, labels, weights, bound, free, lambda, coefficients, intercept, stop, n_threads, simd, use_blas, single_precision));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -875,7 +874,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_kernel_matrix_cpp", (DL_FUNC) &_kitchen_kernel_matrix_cpp, 6},
     {"_kitchen_logistic_pass_cpp", (DL_FUNC) &_kitchen_logistic_pass_cpp, 9},
     {"_kitchen_exp_nonpositive_cpp", (DL_FUNC) &_kitchen_exp_nonpositive_cpp, 2},
-    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 15},
+    {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
     {"_kitchen_packed_cholesky_solve_cpp", (DL_FUNC) &_kitchen_packed_cholesky_solve_cpp, 3},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
     {"_kitchen_pairwise_distances_cpp", (DL_FUNC) &_kitchen_pairwise_distances_cpp, 3},

@@ -258,7 +258,8 @@ SEXP solve_on_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVecto
                    const Rcpp::IntegerVector& labels, const Rcpp::NumericVector& weights,
                    const Rcpp::Nullable<Rcpp::List>& bound, const std::vector<int>& moving,
                    double lambda, const Rcpp::NumericMatrix& coefficients,
-                   const Rcpp::NumericVector& intercept, double tol, int max_iter, int n_threads,
+                   const Rcpp::NumericVector& intercept, const kitchen::logistic_stop& stop,
+                   int n_threads,
                    kitchen::simd_level level, bool use_blas) {
   const std::size_t d = features.ncol(), k = coefficients.ncol();
   solve_preconditioner inverse;
@@ -275,7 +276,7 @@ SEXP solve_on_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVecto
   const auto solve = [&](const auto& factor) {
     return kitchen::logistic_bound_solve(
         part.zt, part.labels, part.weights, factor, inverse.zbar, inverse.scale, moving, lambda,
-        as_eigen(coefficients), as_eigen(intercept), tol, max_iter,
+        as_eigen(coefficients), as_eigen(intercept), stop,
         [] { Rcpp::checkUserInterrupt(); }, logistic_threads(part.zt, k, n_threads), level,
         bound.isNull() ? &inverse.pass : nullptr);
   };
@@ -293,7 +294,7 @@ SEXP solve_on_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVecto
       Rcpp::Named("coefficients") = as_r(fit.coefficients),
       Rcpp::Named("intercept") = as_r(fit.intercept), Rcpp::Named("log_loss") = fit.log_loss,
       Rcpp::Named("correct") = fit.correct, Rcpp::Named("passes") = fit.passes,
-      Rcpp::Named("converged") = fit.change < tol, Rcpp::Named("change") = fit.change);
+      Rcpp::Named("converged") = fit.converged, Rcpp::Named("change") = fit.change);
 }
 
 }  // namespace
@@ -303,6 +304,7 @@ SEXP solve_on_rows(const Rcpp::NumericMatrix& features, const Rcpp::IntegerVecto
 // or, with bound NULL, by the curvature at the start (curvature_at_start());
 // NULL is returned when the preconditioner is not positive definite.
 // `free` the moving classes (1-based), the start (coefficients, intercept);
+// `stop` = list(tol, max_iter, settle) (kitchen::logistic_stop);
 // threads, `simd` as logistic_pass_cpp(), and `use_blas` for the
 // curvature's Z'Z. With `single_precision`, the solve's copy of the rows
 // is rounded to float (R/krr_logistic.R: CV's fold solves), halving the
@@ -312,9 +314,12 @@ SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
                         Rcpp::IntegerVector labels, Rcpp::NumericVector weights,
                         Rcpp::Nullable<Rcpp::List> bound, Rcpp::IntegerVector free, double lambda,
                         Rcpp::NumericMatrix coefficients, Rcpp::NumericVector intercept,
-                        double tol, int max_iter, int n_threads, SEXP simd, bool use_blas,
+                        Rcpp::List stop, int n_threads, SEXP simd, bool use_blas,
                         bool single_precision) {
   const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
+  const kitchen::logistic_stop rule{Rcpp::as<double>(stop["tol"]),
+                                    Rcpp::as<int>(stop["max_iter"]),
+                                    Rcpp::as<bool>(stop["settle"])};
   const std::size_t d = features.ncol(), k = coefficients.ncol();
   if (static_cast<std::size_t>(coefficients.nrow()) != d ||
       static_cast<std::size_t>(intercept.size()) != k) {
@@ -327,10 +332,10 @@ SEXP logistic_bound_cpp(Rcpp::NumericMatrix features, Rcpp::IntegerVector rows,
   }
   if (single_precision) {
     return solve_on_rows<float>(features, rows, labels, weights, bound, moving, lambda,
-                                coefficients, intercept, tol, max_iter, n_threads, level, use_blas);
+                                coefficients, intercept, rule, n_threads, level, use_blas);
   }
   return solve_on_rows<double>(features, rows, labels, weights, bound, moving, lambda, coefficients,
-                               intercept, tol, max_iter, n_threads, level, use_blas);
+                               intercept, rule, n_threads, level, use_blas);
 }
 
 // M^-1 rhs with M = R'R, R the upper triangle of `factor` rounded to single

@@ -151,8 +151,8 @@ test_that("a warm start preconditioned by its curvature reaches the same minimum
                                                kitchen:::backend_settings(1L))
     stats <- source$statistics(FALSE)
     gradient <- function(state) source$gradient(state)
-    start <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.3, NULL, 1e-14, 5000,
-                                      source$solver(NULL))
+    start <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.3, NULL,
+                                      kitchen:::logistic_stop(1e-14, 5000), source$solver(NULL))
     reference <- newton_logistic(predict(map, data$x), data$y, 0.03)
     passes <- list()
     for (warm in c(TRUE, FALSE)) {
@@ -160,8 +160,9 @@ test_that("a warm start preconditioned by its curvature reaches the same minimum
       for (threads in 1:2) {
         solver <- kitchen:::memory_logistic_source(map, data$x, coded, NULL, NULL, 4096L,
                                                    kitchen:::backend_settings(threads))$solver(NULL)
-        fit <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.03, start, 1e-14, 5000,
-                                        solver, kitchen:::backend_settings(threads))
+        fit <- kitchen:::logistic_bound(stats, gradient, 24, classes, 0.03, start,
+                                        kitchen:::logistic_stop(1e-14, 5000), solver,
+                                        kitchen:::backend_settings(threads))
         expect_equal(unname(fit$coefficients), reference$coefficients, tolerance = 1e-6)
         expect_lt(max(abs(relative_intercepts(fit$intercept) -
                             relative_intercepts(reference$intercept))), 1e-6)

@@ -392,6 +392,31 @@ test_that("CV's fold solves start where the two previous solutions point along l
   expect_identical(predicted(last, before, lambdas, 6), last)  # a repeated candidate
 })
 
+test_that("final fits settle: stopped by the step and by the model's predicted decrease", {
+  # Nearly separable classes at a small lambda: the objective falls slowly,
+  # and one step's small decrease alone stopped far from the minimum.
+  x <- as.matrix(iris[, 1:4])
+  map <- rff(x, 1000, seed = 1)
+  coded <- outer(as.integer(iris$Species), 1:3, "==") * 2 - 1
+  backend <- kitchen:::backend_settings(2L)
+  source <- kitchen:::memory_logistic_source(map, x, coded, NULL, NULL, 4096L, backend)
+  stats <- source$statistics(FALSE)
+  n_features <- source$n_features %||% map$n_features  # the dual path's: 150
+  solve <- function(stop) {
+    kitchen:::logistic_bound(stats, function(state) source$gradient(state), n_features, 3, 1e-4,
+                             NULL, stop, source$solver(NULL), backend)
+  }
+  objective <- function(fit) fit$log_loss + 1e-4 * sum(fit$coefficients^2)
+  step_only <- solve(kitchen:::logistic_stop(1e-6, 5000))
+  settled <- solve(kitchen:::logistic_stop(1e-6, 5000, settle = TRUE))
+  minimum <- objective(solve(kitchen:::logistic_stop(1e-13, 20000, settle = TRUE)))
+  expect_true(step_only$converged && settled$converged)
+  expect_gt(settled$passes, step_only$passes)
+  excess <- function(fit) (objective(fit) - minimum) / minimum
+  expect_lt(excess(settled), excess(step_only) / 2)
+  expect_gte(excess(settled), 0)
+})
+
 test_that("summary() splits a logistic fit's time between the statistics pass and the solves", {
   toy <- logistic_toy(200)
   map <- rff(toy$x, 30, sigma = 1, seed = 7)

@@ -55,15 +55,17 @@ test_that("a solve on single-precision rows: passes on rows exact in single prec
                 zbar = colSums(z * w) / sum(w), n = sum(w), curvature = 0.5)
   # First pass only (max_iter = 1): the loss and classification at the start.
   one <- function(single, n_threads) {
-    kitchen:::logistic_bound_cpp(z, rows, labels, w, NULL, 1:3, 0.1, start, c(0, 0, 0), 1e-12,
-                                 1L, n_threads, backend$simd, backend$blas, single)
+    kitchen:::logistic_bound_cpp(z, rows, labels, w, NULL, 1:3, 0.1, start, c(0, 0, 0),
+                                 kitchen:::logistic_stop(1e-12, 1L), n_threads, backend$simd,
+                                 backend$blas, single)
   }
   expect_identical(one(TRUE, 1)[c("log_loss", "correct")], one(FALSE, 1)[c("log_loss", "correct")])
   # Whole solves: the same minimum; the single-precision solve is the same
   # for any number of threads.
   solve <- function(single, n_threads) {
-    kitchen:::logistic_bound_cpp(z, rows, labels, w, bound, 1:3, 0.1, start, c(0, 0, 0), 1e-13,
-                                 500L, n_threads, backend$simd, backend$blas, single)
+    kitchen:::logistic_bound_cpp(z, rows, labels, w, bound, 1:3, 0.1, start, c(0, 0, 0),
+                                 kitchen:::logistic_stop(1e-13, 500L), n_threads, backend$simd,
+                                 backend$blas, single)
   }
   single <- solve(TRUE, 1)
   double <- solve(FALSE, 1)
