@@ -87,10 +87,12 @@ resolve_threads <- function(n_threads, call = rlang::caller_env()) {
 #' are identical on every level, except the dense products (`Z'Z` in
 #' [krr_fit()], the projections of [rff()] features), whose AVX2 and AVX-512
 #' kernels (identical to each other, with fused multiply-adds) round
-#' differently from the portable code, at the level of 1e-15 relative, and
-#' the tridiagonal reduction behind `lambda = "gcv"` / `"cv"` in
-#' [krr_fit()], which rounds differently on each level (backward stable on
-#' all).
+#' differently from the portable code, at the level of 1e-15 relative; so
+#' do [fastfood()] features (differences of about 1e-17 in a few entries
+#' in a thousand) and the normalisation of a [nystrom()] map (about 1e-14);
+#' and the tridiagonal reduction behind `lambda = "gcv"` / `"cv"` in
+#' [krr_fit()] rounds differently on each level (backward stable on all).
+#' [fwht()] is identical on every level.
 #'
 #' @return A list with `cpu`, the best level this CPU supports, and `used`,
 #'   the level kitchen uses under the current option or environment variable.

@@ -59,12 +59,12 @@ kernel_matrix <- function(x, y = NULL, kernel = kernel_gaussian(), n_threads = N
   kernel <- as_kernel(kernel)
   n_threads <- resolve_threads(n_threads)
   check_kernel_matrix_size(nrow(x), nrow(y))
+  kernel$sigma <- bandwidth_for_columns(kernel$sigma, ncol(x), colnames(x), arg = "kernel$sigma")
   if (length(kernel$sigma) > 1L && all(kernel$sigma == kernel$sigma[1])) {
     kernel$sigma <- kernel$sigma[1]
   }
   if (length(kernel$sigma) > 1L) {
     # Per-column bandwidths: the kernel of x_j / sigma_j at bandwidth 1.
-    check_bandwidth_length(kernel$sigma, ncol(x), arg = "kernel$sigma")
     x <- per_column_bandwidth_data(x, kernel$sigma)
     y <- per_column_bandwidth_data(y, kernel$sigma)
     kernel$sigma <- 1

@@ -24,7 +24,8 @@
 #'   one per input column (automatic relevance determination: the kernel of
 #'   `x_j / sigma_j` at bandwidth 1, so a column with a large bandwidth
 #'   matters little). A map built with such a kernel needs one bandwidth per
-#'   column of its (rescaled) inputs.
+#'   column of its (rescaled) inputs; named bandwidths are matched to the
+#'   data's columns by name, unnamed ones by position.
 #' @param nu Smoothness of the Matern kernel, a positive number.
 #' @return An object of class `kitchen_kernel`: a list with `name`, `sigma`
 #'   and, for the Matern kernel, `nu`.
@@ -39,7 +40,7 @@ NULL
 
 new_kernel <- function(name, sigma, ..., call = rlang::caller_env()) {
   check_bandwidth(sigma, arg = "sigma", call = call)
-  structure(list(name = name, sigma = as.numeric(sigma), ...),
+  structure(list(name = name, sigma = bandwidth_values(sigma), ...),
             class = c(paste0("kitchen_kernel_", name), "kitchen_kernel"))
 }
 
@@ -112,7 +113,7 @@ as_kernel <- function(kernel, sigma = NULL, ..., arg = rlang::caller_arg(kernel)
   }
   if (!is.null(sigma)) {
     check_bandwidth(sigma, call = call)
-    kernel$sigma <- as.numeric(sigma)
+    kernel$sigma <- bandwidth_values(sigma)
   }
   kernel
 }
@@ -148,6 +149,14 @@ check_bandwidth <- function(sigma, arg = rlang::caller_arg(sigma), call = rlang:
   invisible(sigma)
 }
 
+# Bandwidths as doubles, keeping the names of per-column ones (matched to
+# the data's columns by bandwidth_for_columns()).
+bandwidth_values <- function(sigma) {
+  values <- as.numeric(sigma)
+  if (length(sigma) > 1L) names(values) <- names(sigma)
+  values
+}
+
 # Per-column bandwidths must match the input dimension d.
 check_bandwidth_length <- function(sigma, d, arg = "sigma", call = rlang::caller_env()) {
   if (length(sigma) != 1L && length(sigma) != d) {
@@ -155,6 +164,27 @@ check_bandwidth_length <- function(sigma, d, arg = "sigma", call = rlang::caller
               call = call)
   }
   invisible(sigma)
+}
+
+# The bandwidths in the order of the data's columns `col_names`, unnamed:
+# named ones are matched by name (as predict() matches new data to a map's
+# columns), so that `sigma = 1 / sort(relevance(fit))` keeps each column's
+# own; unnamed ones, or any for data without column names, by position.
+bandwidth_for_columns <- function(sigma, d, col_names, arg = "sigma",
+                                  call = rlang::caller_env()) {
+  check_bandwidth_length(sigma, d, arg = arg, call = call)
+  given <- names(sigma)
+  if (length(sigma) > 1L && !is.null(given) && !is.null(col_names)) {
+    if (anyDuplicated(given) || !setequal(given, col_names)) {
+      abort_arg(c("The names of {.arg {arg}} must be the column names of {.arg x}.",
+                  x = "Not columns: {.val {setdiff(given, col_names)}}.",
+                  x = "Without a bandwidth: {.val {setdiff(col_names, given)}}.",
+                  x = if (anyDuplicated(given)) "Repeated: {.val {unique(given[duplicated(given)])}}."),
+                call = call)
+    }
+    sigma <- sigma[col_names]
+  }
+  unname(sigma)
 }
 
 # Frequencies for random Fourier features: a d x m matrix whose columns are

@@ -60,16 +60,18 @@ sparse_column_ranges <- function(x) {
   list(low = low, high = high)
 }
 
-# Median pairwise distance between up to 1000 random rescaled rows.
+# Median pairwise distance between up to 1000 random rescaled rows; the
+# median over distinct rows when most pairs are identical (indicator data:
+# the median would be 0), and 1 when all are (or there is one row).
 median_distance_bandwidth <- function(x, rescale, kernel, max_rows = 1000) {
   rows <- if (nrow(x) > max_rows) sort(sample.int(nrow(x), max_rows)) else seq_len(nrow(x))
   xs <- as.matrix(x[rows, , drop = FALSE])
   xs <- sweep(sweep(xs, 2, rescale$center), 2, rescale$scale, "/")
   # dist()'s distances, on contiguous rows (src/pairwise_distances.cpp)
   manhattan <- kernel$name == "laplacian"
-  sigma <- if (nrow(xs) > 1) {
-    stats::median(pairwise_distances_cpp(xs, manhattan, resolve_threads(NULL)))
-  } else 1
+  distances <- if (nrow(xs) > 1) pairwise_distances_cpp(xs, manhattan, resolve_threads(NULL))
+  sigma <- if (length(distances)) stats::median(distances) else 1
+  if (sigma == 0 && any(distances > 0)) sigma <- stats::median(distances[distances > 0])
   if (!is.finite(sigma) || sigma <= 0) 1 else sigma
 }
 
@@ -232,13 +234,15 @@ map_setup <- function(x, scale, kernel, sigma_given, call = rlang::caller_env())
       abort_arg("{.arg sigma} must be given when {.arg x} is a dimension, not data.", call = call)
     }
     d <- as.integer(x)
-    check_bandwidth_length(kernel$sigma, d, call = call)
+    kernel$sigma <- bandwidth_for_columns(kernel$sigma, d, NULL, call = call)
     rescale <- list(center = rep(0, d), scale = rep(1, d), names = NULL)
     return(list(d = d, kernel = kernel, scaling = "none", rescale = rescale, range = NULL))
   }
   x <- as_data_matrix(x, allow_sparse = TRUE, arg = "x", call = call)
   check_column_names(colnames(x), "x", call)
-  if (sigma_given) check_bandwidth_length(kernel$sigma, ncol(x), call = call)
+  if (sigma_given) {
+    kernel$sigma <- bandwidth_for_columns(kernel$sigma, ncol(x), colnames(x), call = call)
+  }
   rescale <- input_rescaling(x, scale, call = call)
   if (!sigma_given) kernel$sigma <- median_distance_bandwidth(x, rescale, kernel)
   list(d = ncol(x), kernel = kernel, scaling = scale, rescale = rescale, range = input_range(x))

@@ -25,7 +25,7 @@ chunked_map_setup <- function(data, scale, kernel, sigma_given, backend,
                 high = do.call(pmax, lapply(parts, function(p) p$range$high)))
   rescale <- pooled_rescaling(parts, range, scale, col_names, call)
   if (sigma_given) {
-    check_bandwidth_length(kernel$sigma, d, call = call)
+    kernel$sigma <- bandwidth_for_columns(kernel$sigma, d, col_names, call = call)
   } else {
     first <- as_data_matrix(chunk_read(data, 1, call = call)$x, allow_sparse = TRUE, arg = "x",
                             call = call)

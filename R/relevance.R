@@ -13,7 +13,8 @@
 #' @return A named numeric vector, `1 / sigma` for each input column, in the
 #'   order of the columns (all equal for a single bandwidth). Names are the
 #'   column names, or `x1`, `x2`, ... when the data had none.
-#' @seealso [krr_fit()]; `plot(fit, type = "relevance")` draws them sorted.
+#' @seealso [krr_fit()]; `plot(fit, type = "relevance")` and `plot(map)` draw
+#'   them sorted.
 #' @export
 #' @examples
 #' set.seed(1)
@@ -24,6 +25,8 @@
 #' sort(relevance(fit), decreasing = TRUE)
 #' # or given, one per column
 #' relevance(rff(x, 100, sigma = c(0.5, 1, 4), seed = 1))
+#' # named bandwidths go to their columns, in any order
+#' relevance(rff(x, 100, sigma = c(c = 4, a = 0.5, b = 1), seed = 1))
 relevance <- function(object, ...) UseMethod("relevance")
 
 #' @rdname relevance
@@ -56,6 +59,13 @@ relevance_label <- function(fit, top = 5) {
   sprintf("%s%s (1 / sigma per column, most relevant first)",
           paste(sprintf("%s %s", names(shown), format(shown, digits = 3)), collapse = ", "),
           if (length(r) > top) sprintf(", ... %d more", length(r) - top) else "")
+}
+
+# plot() of a map: its columns' relevance, as plot(fit, type = "relevance").
+#' @export
+plot.kitchen_map <- function(x, ...) {
+  validate_map(x)
+  plot_relevance(x, ...)
 }
 
 # plot(fit, type = "relevance"): the relevances as a sorted bar chart, the

@@ -14,7 +14,10 @@
 #'
 #' When `sigma` is `NULL` and `x` is data, the bandwidth is the median of the
 #' pairwise distances between up to 1000 randomly chosen (rescaled) rows:
-#' Manhattan distances for the Laplacian kernel, Euclidean otherwise.
+#' Manhattan distances for the Laplacian kernel, Euclidean otherwise. When
+#' more than half of those pairs are identical rows (indicator data, say),
+#' the median is taken over the pairs of distinct rows; when all rows are
+#' identical, the bandwidth is 1.
 #'
 #' @param x Training data (a numeric matrix, a numeric data frame or a
 #'   `Matrix::dgCMatrix`; rows are observations), chunked data ([chunked()]:
@@ -27,8 +30,10 @@
 #'   `"matern"`) or a kernel object from [kernels].
 #' @param sigma Bandwidth, or `NULL` to take it from `kernel` when that is an
 #'   object, else from the data (see Details). A vector gives one bandwidth
-#'   per input column, in the units of the rescaled inputs (see [kernels]);
-#'   it is kept as `map$kernel$sigma`.
+#'   per input column, in the units of the rescaled inputs (see [kernels]),
+#'   matched to the columns by name when it has names (and `x` column
+#'   names), else by position; it is kept, in the columns' order, as
+#'   `map$kernel$sigma`.
 #' @param type `"cos_sin"`: `n_features / 2` frequencies, `z(x) = [cos(Wx),
 #'   sin(Wx)] / sqrt(n_features / 2)`. `"cos_phase"`: `n_features`
 #'   frequencies and random phases `b ~ U[0, 2 pi]`, `z(x) = sqrt(2 /

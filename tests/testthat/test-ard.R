@@ -145,6 +145,7 @@ test_that("sigma = 'ard' finds the relevant columns and fits better than one ban
   file <- tempfile(fileext = ".pdf")
   grDevices::pdf(file)
   expect_invisible(plot(ard, type = "relevance"))
+  expect_identical(plot(ard$map), ard$map)  # a map draws its relevance too
   grDevices::dev.off()
   # The map is used as is afterwards; "auto" would scale one bandwidth.
   again <- krr_fit(x, y, ard$map, lambda = ard$lambda, n_threads = 1, verbose = FALSE)

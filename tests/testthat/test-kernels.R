@@ -244,3 +244,30 @@ test_that("results too large to hold are refused before any allocation", {
   expect_error(check_size(46341, 46341), "17.2 GB", class = "kitchen_error_argument")
   expect_error(check_size(2^31, 1), class = "kitchen_error_argument")
 })
+
+test_that("named per-column bandwidths are matched to the columns by name", {
+  set.seed(2)
+  x <- matrix(runif(40 * 3), 40, 3, dimnames = list(NULL, c("a", "b", "c")))
+  in_order <- c(1, 2, 3)
+  shuffled <- c(c = 3, a = 1, b = 2)
+  builders <- list(
+    rff = function(data, s) rff(data, 20, sigma = s, seed = 1),
+    fastfood = function(data, s) fastfood(data, 8, sigma = s, seed = 1),
+    rbin = function(data, s) rbin(data, 5, sigma = s, seed = 1, n_threads = 1),
+    nystrom = function(data, s) nystrom(data, 10, sigma = s, seed = 1)
+  )
+  for (build in builders) {
+    expect_identical(build(x, shuffled), build(x, in_order))
+  }
+  expect_identical(relevance(builders$rff(x, shuffled)), c(a = 1, b = 1 / 2, c = 1 / 3))
+  chunks <- chunked(list(list(x = x[1:20, ]), list(x = x[21:40, ])))
+  expect_identical(rff(chunks, 20, sigma = shuffled, seed = 1)$kernel$sigma, in_order)
+  expect_identical(kernel_matrix(x, kernel = kernel_gaussian(shuffled), n_threads = 1),
+                   kernel_matrix(x, kernel = kernel_gaussian(in_order), n_threads = 1))
+  # Without column names in the data, by position.
+  expect_identical(builders$rff(unname(x), shuffled)$kernel$sigma, c(3, 1, 2))
+  # Names that are not the columns are refused, naming the argument.
+  expect_error(builders$rff(x, c(a = 1, b = 2, d = 3)), "names of `sigma`.*Not columns: \"d\"")
+  expect_error(kernel_matrix(x, kernel = kernel_gaussian(c(a = 1, a = 2, b = 3))),
+               "names of `kernel\\$sigma`")
+})

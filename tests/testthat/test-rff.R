@@ -113,6 +113,17 @@ test_that("the median-distance bandwidth is used when sigma is NULL", {
   # A kernel object keeps its own sigma; an explicit sigma wins.
   expect_equal(rff(x, 16, kernel = kernel_gaussian(7), seed = 1)$kernel$sigma, 7)
   expect_equal(rff(x, 16, kernel = kernel_gaussian(7), sigma = 2, seed = 1)$kernel$sigma, 2)
+  # Mostly identical rows (indicators): the median over distinct rows, not 0
+  # (nor a silent 1); all rows identical: 1.
+  indicators <- matrix(c(rep(0, 80), rep(1, 20)), 100, 2)
+  indicators[1:10, 2] <- 1
+  distances <- dist(indicators)
+  expect_equal(median(distances), 0)
+  expect_equal(rff(indicators, 16, scale = "none", seed = 1)$kernel$sigma,
+               median(distances[distances > 0]))
+  expect_equal(rbin(indicators, 4, scale = "none", seed = 1, n_threads = 1)$kernel$sigma,
+               median(dist(indicators, method = "manhattan")[distances > 0]))
+  expect_equal(rff(matrix(1, 5, 2), 16, scale = "none", seed = 1)$kernel$sigma, 1)
 })
 
 test_that("a seed reproduces the map and leaves the random stream alone", {
