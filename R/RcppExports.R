@@ -109,6 +109,10 @@ ridge_cholesky_solve_cpp <- function(gram, lambda, rhs, n_threads) {
     .Call(`_kitchen_ridge_cholesky_solve_cpp`, gram, lambda, rhs, n_threads)
 }
 
+fwht_piece_cpp <- function(length) {
+    .Call(`_kitchen_fwht_piece_cpp`, length)
+}
+
 fwht_cpp <- function(x, n_rows, normalize, n_threads, simd) {
     .Call(`_kitchen_fwht_cpp`, x, n_rows, normalize, n_threads, simd)
 }

@@ -3,7 +3,10 @@
 #' Computes `H %*% x` for the Walsh-Hadamard matrix `H` in Sylvester (natural)
 #' order, defined by `H_1 = 1` and `H_2n = rbind(cbind(H_n, H_n),
 #' cbind(H_n, -H_n))`, without forming `H`: O(n log n) operations per vector.
-#' A matrix is transformed column by column, the columns spread over threads.
+#' A matrix is transformed column by column, the columns spread over threads;
+#' a column longer than 2^24 is transformed in pieces spread over threads, so
+#' that one long vector uses them too and a long call stops promptly when
+#' interrupted (the same result, bit for bit).
 #'
 #' The kernels use AVX-512 or AVX2 when the CPU has them (see
 #' [kitchen_simd()]) and give bitwise identical results on every instruction

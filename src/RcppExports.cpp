@@ -377,6 +377,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// fwht_piece_cpp
+double fwht_piece_cpp(double length);
+RcppExport SEXP _kitchen_fwht_piece_cpp(SEXP lengthSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< double >::type length(lengthSEXP);
+    rcpp_result_gen = Rcpp::wrap(fwht_piece_cpp(length));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fwht_cpp
 SEXP fwht_cpp(SEXP x, double n_rows, bool normalize, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_fwht_cpp(SEXP xSEXP, SEXP n_rowsSEXP, SEXP normalizeSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -865,6 +875,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
     {"_kitchen_fold_quadratic_forms_cpp", (DL_FUNC) &_kitchen_fold_quadratic_forms_cpp, 4},
     {"_kitchen_ridge_cholesky_solve_cpp", (DL_FUNC) &_kitchen_ridge_cholesky_solve_cpp, 4},
+    {"_kitchen_fwht_piece_cpp", (DL_FUNC) &_kitchen_fwht_piece_cpp, 1},
     {"_kitchen_fwht_cpp", (DL_FUNC) &_kitchen_fwht_cpp, 5},
     {"_kitchen_gram_update_cpp", (DL_FUNC) &_kitchen_gram_update_cpp, 5},
     {"_kitchen_gram_symmetrize_cpp", (DL_FUNC) &_kitchen_gram_symmetrize_cpp, 2},

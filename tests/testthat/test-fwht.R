@@ -180,3 +180,27 @@ test_that("finite input that overflows gives Inf, not an error", {
     expect_identical(y, rep(c(Inf, 0), 64), info = level)
   }
 })
+
+test_that("long columns, transformed in pieces, are bitwise the whole transform", {
+  set.seed(8)
+  x <- matrix(wild_values(2^10 * 3), 2^10, 3)
+  levels <- c("scalar", "avx2", "avx512")
+  whole <- lapply(levels, function(level) {
+    list(with_simd(level, fwht(x, n_threads = 1)),
+         with_simd(level, fwht(x[, 2], normalize = TRUE, n_threads = 1)))
+  })
+  old <- kitchen:::fwht_piece_cpp(2^6)  # columns above 64 elements go in pieces
+  on.exit(kitchen:::fwht_piece_cpp(old))
+  for (i in seq_along(levels)) {
+    for (threads in 1:2) {
+      expect_identical(with_simd(levels[i], fwht(x, n_threads = threads)), whole[[i]][[1]])
+      expect_identical(with_simd(levels[i], fwht(x[, 2], normalize = TRUE, n_threads = threads)),
+                       whole[[i]][[2]])
+    }
+  }
+  expect_identical(whole[[3]], whole[[1]])
+  # A non-finite value in any piece is found and placed.
+  bad <- x
+  bad[700, 3] <- NaN
+  expect_error(fwht(bad, n_threads = 2), "Row 700, column 3 is NaN")
+})
