@@ -145,7 +145,8 @@ future_fetcher <- function(data, task, args, window) {
     if (interrupted && length(pending)) {
       # An interrupted value() leaves a worker's connection mid-message: a
       # value() now would wait for ever (a second Ctrl-C), and the plan's
-      # workers would fail the next call. They are started again instead.
+      # workers would fail the next call. They are shut down instead (the
+      # plan makes new ones at its next future).
       pending <<- list()
       restart_plan_workers()
       return(invisible())
@@ -156,13 +157,14 @@ future_fetcher <- function(data, task, args, window) {
   fetch
 }
 
-# The plan set again after sequential(): its workers are shut down and new
-# ones made, as after a plan() call of the user's.
+# The plan set again after sequential(): its workers are shut down, and the
+# plan makes new ones at its next future, as after a plan() call of the
+# user's.
 restart_plan_workers <- function() {
   current <- future::plan("list")
   future::plan(future::sequential)
   future::plan(current)
-  cli::cli_inform(c("i" = "Interrupted: the future plan's workers were started again (they were left in the middle of a chunk)."))
+  cli::cli_inform(c("i" = "Interrupted: the future plan's workers were shut down (they were left in the middle of a chunk); new ones start at the next call."))
 }
 
 # The job of a future, in the worker; `task` is the name of a kitchen

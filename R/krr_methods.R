@@ -341,8 +341,8 @@ print.kitchen_krr <- function(x, ...) {
     task = task,
     features = sprintf("%s, %d features, %s", class(x$map)[1], x$map$n_features,
                        kernel_label(x$map$kernel)),
-    rows = if (is.null(x$na.action)) x$n else
-      sprintf("%d (%d dropped for missing values)", x$n, length(x$na.action)),
+    rows = if (is.null(x$na.action)) sprintf("%.0f", x$n) else  # a double for chunked data
+      sprintf("%.0f (%d dropped for missing values)", x$n, length(x$na.action)),
     weights = if (!is.null(x$weights)) sprintf("given, sum %s", format(sum(x$weights), digits = 4)) else
       if (isTRUE(x$response$weighted)) {
         sprintf("given with the chunks, sum %s", format(x$total_weight, digits = 4))
