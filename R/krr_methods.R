@@ -329,7 +329,12 @@ print.kitchen_krr <- function(x, ...) {
   validate_fit(x, full = TRUE)
   cat(if (identical(x[["loss"]], "logistic")) "<kitchen kernel logistic regression on random features>\n" else
     "<kitchen ridge regression on random features>\n")
-  if (!is.null(x$call)) cat("Call: ", paste(deparse(x$call, width.cutoff = 70), collapse = "\n  "), "\n", sep = "")
+  if (!is.null(x$call)) {
+    # deparse() breaks lines after the cutoff, not before: room for the
+    # prefix and the word that crosses it.
+    cutoff <- max(20L, min(70L, getOption("width") - 20L))
+    cat("Call: ", paste(deparse(x$call, width.cutoff = cutoff), collapse = "\n  "), "\n", sep = "")
+  }
   task <- if (identical(x[["loss"]], "logistic")) {
     sprintf("classification, %d classes (%s)", length(x$response$levels),
             if (length(x$response$levels) == 2) "logistic" else "multinomial logistic")
