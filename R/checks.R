@@ -82,9 +82,9 @@ check_positive <- function(x, arg = rlang::caller_arg(x),
   invisible(x)
 }
 
-# A refused value as an error shows it: one number unquoted (`not -1`, not
-# `not "-1"`), anything else as format() writes it.
-shown_value <- function(x) if (is.atomic(x) && length(x) == 1L && !is.na(x)) x else format(x)
+# A refused value as an error shows it: one number or NA unquoted (`not -1`,
+# `not NA`, not `not "-1"`), anything else as format() writes it.
+shown_value <- function(x) if (is.atomic(x) && length(x) == 1L) x else format(x)
 
 # One of `values` (as match.arg() would, but with kitchen's error class);
 # the whole vector, an untouched default, means its first value.

@@ -208,8 +208,9 @@ kernel_label <- function(kernel) {
   extra <- if (!is.null(kernel$nu)) sprintf(", nu = %s", format(kernel$nu)) else ""
   sigma <- kernel$sigma
   if (length(sigma) > 1L) {
-    return(sprintf("%s (sigma per column: %d from %s to %s%s)", kernel$name, length(sigma),
-                   format(min(sigma), digits = 3), format(max(sigma), digits = 3), extra))
+    return(sprintf("%s (%d bandwidths, one per column, from %s to %s%s)", kernel$name,
+                   length(sigma), format(min(sigma), digits = 3), format(max(sigma), digits = 3),
+                   extra))
   }
   sprintf("%s (sigma = %s%s)", kernel$name, format(sigma, digits = 4), extra)
 }

@@ -92,7 +92,7 @@ test_that("per-column bandwidths print sensibly and survive saveRDS", {
   for (map in list(rff(x, 16, sigma = c(0.5, 1, 8), seed = 1),
                    fastfood(x, 16, sigma = c(0.5, 1, 8), seed = 1),
                    rbin(x, 8, sigma = c(0.5, 1, 8), seed = 1, n_threads = 1))) {
-    expect_output(print(map), "sigma per column: 3 from 0.5 to 8")
+    expect_output(print(map), "3 bandwidths, one per column, from 0.5 to 8")
     file <- tempfile(fileext = ".rds")
     saveRDS(map, file)
     back <- readRDS(file)
