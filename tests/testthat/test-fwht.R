@@ -184,10 +184,12 @@ test_that("finite input that overflows gives Inf, not an error", {
 test_that("long columns, transformed in pieces, are bitwise the whole transform", {
   set.seed(8)
   x <- matrix(wild_values(2^10 * 3), 2^10, 3)
+  odd <- x[1:2^9, 1]  # 3 stages above the pieces: two at once, then one
   levels <- c("scalar", "avx2", "avx512")
   whole <- lapply(levels, function(level) {
     list(with_simd(level, fwht(x, n_threads = 1)),
-         with_simd(level, fwht(x[, 2], normalize = TRUE, n_threads = 1)))
+         with_simd(level, fwht(x[, 2], normalize = TRUE, n_threads = 1)),
+         with_simd(level, fwht(odd, normalize = TRUE, n_threads = 1)))
   })
   old <- kitchen:::fwht_piece_cpp(2^6)  # columns above 64 elements go in pieces
   on.exit(kitchen:::fwht_piece_cpp(old))
@@ -196,6 +198,8 @@ test_that("long columns, transformed in pieces, are bitwise the whole transform"
       expect_identical(with_simd(levels[i], fwht(x, n_threads = threads)), whole[[i]][[1]])
       expect_identical(with_simd(levels[i], fwht(x[, 2], normalize = TRUE, n_threads = threads)),
                        whole[[i]][[2]])
+      expect_identical(with_simd(levels[i], fwht(odd, normalize = TRUE, n_threads = threads)),
+                       whole[[i]][[3]])
     }
   }
   expect_identical(whole[[3]], whole[[1]])

@@ -155,4 +155,32 @@ inline void fwht_stage_range(double* x, std::size_t h, std::size_t begin, std::s
   }
 }
 
+// Stages h and 2h at once (one pass over memory instead of two), by ranges
+// [begin, end) of the n / 4 quads: quad t joins elements i, i + h, i + 2h
+// and i + 3h, i = (t / h) 4h + t % h, with the operations of stage h and
+// then of stage 2h, so the bits are those of the two stages in turn. Scale:
+// stage 2h is the last.
+template <bool Scale>
+inline void fwht_two_stages_range(double* x, std::size_t h, std::size_t begin, std::size_t end,
+                                  double scale) {
+  std::size_t t = begin;
+  while (t < end) {
+    const std::size_t k = t % h;
+    const std::size_t run = std::min(h - k, end - t);
+    double* __restrict__ p0 = x + (t / h) * 4 * h + k;
+    double* __restrict__ p1 = p0 + h;
+    double* __restrict__ p2 = p0 + 2 * h;
+    double* __restrict__ p3 = p0 + 3 * h;
+    for (std::size_t j = 0; j < run; ++j) {
+      const double a = p0[j], b = p1[j], c = p2[j], d = p3[j];
+      const double s0 = a + b, s1 = a - b, s2 = c + d, s3 = c - d;  // stage h
+      p0[j] = Scale ? (s0 + s2) * scale : s0 + s2;                  // stage 2h
+      p2[j] = Scale ? (s0 - s2) * scale : s0 - s2;
+      p1[j] = Scale ? (s1 + s3) * scale : s1 + s3;
+      p3[j] = Scale ? (s1 - s3) * scale : s1 - s3;
+    }
+    t += run;
+  }
+}
+
 }  // namespace kitchen
