@@ -25,13 +25,16 @@ double fwht_piece_cpp(double length) {
 
 namespace {
 
-// One long column: the transforms of its blocks of `piece` elements, then
-// the stages above by ranges of pairs or quads (kitchen::fwht_stage_range(),
-// fwht_two_stages_range()),
-// all spread over threads with interrupt checks between chunks. False if
-// `in` has a non-finite value.
+// One long column: the transforms of its blocks of `piece` elements (half
+// of `piece` when that leaves an odd number of stages above), then the
+// stages above two at a time by ranges of quads
+// (kitchen::fwht_two_stages_range()), all spread over threads with
+// interrupt checks between chunks. False if `in` has a non-finite value.
 bool long_column(const double* in, double* out, std::size_t n, std::size_t piece,
                  kitchen::simd_level level, double scale, int n_threads) {
+  std::size_t stages_above = 0;
+  for (std::size_t h = piece; h < n; h <<= 1) ++stages_above;
+  if (stages_above % 2 == 1) piece /= 2;
   std::atomic<bool> finite(true);
   const double piece_cost = static_cast<double>(piece) * (std::log2(static_cast<double>(piece)) + 1.0);
   kitchen_glue::parallel_for_chunks(n / piece, piece_cost, n_threads,
@@ -44,20 +47,12 @@ bool long_column(const double* in, double* out, std::size_t n, std::size_t piece
     }
   });
   if (!finite.load()) return false;
-  // The stages above the pieces two at a time, and a last one alone if
-  // their count is odd.
-  for (std::size_t h = piece; h < n;) {
-    const bool two = 4 * h <= n;
-    const std::size_t next = two ? 4 * h : 2 * h;
-    const bool scaled = next == n && scale != 1.0;
-    kitchen_glue::parallel_for_chunks(two ? n / 4 : n / 2, two ? 8.0 : 4.0, n_threads,
-                                      [&](std::size_t begin, std::size_t end) {
-      if (two && scaled) kitchen::fwht_two_stages_range<true>(out, h, begin, end, scale);
-      else if (two) kitchen::fwht_two_stages_range<false>(out, h, begin, end, scale);
-      else if (scaled) kitchen::fwht_stage_range<true>(out, h, begin, end, scale);
-      else kitchen::fwht_stage_range<false>(out, h, begin, end, scale);
+  for (std::size_t h = piece; h < n; h *= 4) {
+    const bool scaled = 4 * h == n && scale != 1.0;
+    kitchen_glue::parallel_for_chunks(n / 4, 8.0, n_threads, [&](std::size_t begin, std::size_t end) {
+      if (scaled) kitchen::fwht_two_stages_range<true>(out, h, begin, end, scale);
+      else kitchen::fwht_two_stages_range<false>(out, h, begin, end, scale);
     });
-    h = next;
   }
   return true;
 }

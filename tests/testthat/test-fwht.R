@@ -184,7 +184,7 @@ test_that("finite input that overflows gives Inf, not an error", {
 test_that("long columns, transformed in pieces, are bitwise the whole transform", {
   set.seed(8)
   x <- matrix(wild_values(2^10 * 3), 2^10, 3)
-  odd <- x[1:2^9, 1]  # 3 stages above the pieces: two at once, then one
+  odd <- x[1:2^9, 1]  # 3 stages above pieces of 64: pieces of 32, then 4 stages
   levels <- c("scalar", "avx2", "avx512")
   whole <- lapply(levels, function(level) {
     list(with_simd(level, fwht(x, n_threads = 1)),

@@ -129,37 +129,15 @@ inline bool fwht_checked(const double* in, double* out, std::size_t n, simd_leve
 // between pieces: 2^24 doubles (128 MB) take about 0.1-0.3 s.
 constexpr std::size_t fwht_piece = std::size_t(1) << 24;
 
-// Butterflies [begin, end) of the n / 2 of the stage of stride h, in place
-// on x: pair t joins elements i and i + h, i = (t / h) 2h + t % h. The
-// first log2(piece) stages of a long column are the transforms of its
-// aligned blocks of `piece` elements; the stages from h = piece up, each by
-// ranges of pairs, complete it with the same operations, stage by stage in
-// the same order, so the result is bitwise the whole transform's. Scale:
-// the last stage, whose results are multiplied by `scale` (as in
-// detail::scalar_stage()).
-template <bool Scale>
-inline void fwht_stage_range(double* x, std::size_t h, std::size_t begin, std::size_t end,
-                             double scale) {
-  std::size_t t = begin;
-  while (t < end) {
-    const std::size_t k = t % h;
-    const std::size_t run = std::min(h - k, end - t);
-    double* __restrict__ low = x + (t / h) * 2 * h + k;
-    double* __restrict__ high = low + h;
-    for (std::size_t j = 0; j < run; ++j) {
-      const double a = low[j], b = high[j];
-      low[j] = Scale ? (a + b) * scale : a + b;
-      high[j] = Scale ? (a - b) * scale : a - b;
-    }
-    t += run;
-  }
-}
-
-// Stages h and 2h at once (one pass over memory instead of two), by ranges
-// [begin, end) of the n / 4 quads: quad t joins elements i, i + h, i + 2h
-// and i + 3h, i = (t / h) 4h + t % h, with the operations of stage h and
-// then of stage 2h, so the bits are those of the two stages in turn. Scale:
-// stage 2h is the last.
+// Stages h and 2h at once (one pass over memory instead of two), in place
+// on x, by ranges [begin, end) of the n / 4 quads: quad t joins elements i,
+// i + h, i + 2h and i + 3h, i = (t / h) 4h + t % h, with the operations of
+// stage h and then of stage 2h. The first log2(piece) stages of a long
+// column are the transforms of its aligned blocks of `piece` elements; the
+// stages from h = piece up, two by two, complete it with the same
+// operations in the same order of stages, so the result is bitwise the
+// whole transform's. Scale: stage 2h is the last, its results multiplied
+// by `scale` (as in detail::scalar_stage()).
 template <bool Scale>
 inline void fwht_two_stages_range(double* x, std::size_t h, std::size_t begin, std::size_t end,
                                   double scale) {
