@@ -121,16 +121,57 @@ kernel_matrix_kind <- function(kernel) {
 # 2^(1 - nu) / Gamma(nu) t^nu K_nu(t) with t = sqrt(2 nu) r / sigma, on the
 # log scale so neither t^nu nor K_nu(t) overflows; 1 at r = 0, the limit.
 matern_from_distance <- function(r, sigma, nu) {
-  t <- sqrt(2 * nu) * r / sigma
+  large <- nu > matern_asymptotic_nu
+  # the expansion for large nu takes t^2 / nu = 2 (r / sigma)^2: t itself
+  # overflows for huge nu
+  t <- if (large) 2 * (r / sigma)^2 else sqrt(2 * nu) * r / sigma
   positive <- t > 0 & is.finite(t)
   tp <- t[positive]
-  log_k <- (1 - nu) * log(2) - lgamma(nu) + nu * log(tp) + log_bessel_k(tp, nu)
+  log_k <- if (large) {
+    log_matern_large_nu(tp, nu)
+  } else {
+    (1 - nu) * log(2) - lgamma(nu) + nu * log(tp) + log_bessel_k(tp, nu)
+  }
   r[] <- 1
   r[is.infinite(t)] <- 0  # a distance that overflowed: the limit, not Inf * 0
   # pmin: rounding must not push a value above k(0) = 1; an infinite log_k
   # only arises for t so small that k is 1 to double precision.
   r[positive] <- pmin(exp(log_k), 1)
   r
+}
+
+# Above this nu the Matern kernel comes from the uniform expansion below:
+# besselK() and the recurrence cost O(nu) time and memory per value (a
+# crash in besselK() at nu = 1e20), and the terms of the Bessel formula,
+# each about nu log(t), cancel to a value near 0 (all digits lost at 1e16).
+matern_asymptotic_nu <- 100
+
+# log k for the Matern kernel at large nu, from s = t^2 / nu = 2 (r / sigma)^2
+# > 0 (t = sqrt(2 nu) r / sigma), by the uniform asymptotic expansion of
+# K_nu(nu z) (DLMF 10.41.4, terms U_0 .. U_4 of 10.41.10) and Stirling's
+# series for lgamma(nu), with the large terms cancelled by hand:
+# log k = nu f(z) - stirling(nu) - log(1 + z^2) / 4 + log(sum_k (-1)^k U_k(p) / nu^k),
+# z = t / nu, q = sqrt(1 + z^2), p = 1 / q, f(z) = 1 - q + log((1 + q) / 2)
+# = log1p(h) - 2 h with h = (q - 1) / 2. As nu grows, nu f(z) -> -s / 4 =
+# -r^2 / (2 sigma^2): the Gaussian kernel. The first term left out,
+# U_5 / nu^5, is about 1e-12 relative to k at nu = 100 (and shrinks as nu^-5).
+log_matern_large_nu <- function(s, nu) {
+  z2 <- s / nu
+  q <- sqrt(1 + z2)
+  nu_h <- s / (2 * (1 + q))               # nu h, without forming nu times a tiny h
+  h <- nu_h / nu
+  # (h - log1p(h)) / h, by its series where the difference would cancel
+  excess <- ifelse(h < 1e-4, h / 2 - h^2 / 3 + h^3 / 4, 1 - log1p(h) / h)
+  p <- 1 / q
+  p2 <- p^2
+  u1 <- p * (3 - 5 * p2) / 24
+  u2 <- p2 * (81 - p2 * (462 - 385 * p2)) / 1152
+  u3 <- p^3 * (30375 - p2 * (369603 - p2 * (765765 - 425425 * p2))) / 414720
+  u4 <- p2^2 * (4465125 - p2 * (94121676 - p2 * (349922430 - p2 * (446185740 - 185910725 * p2)))) /
+    39813120
+  series <- 1 - u1 / nu + u2 / nu^2 - u3 / nu^3 + u4 / nu^4
+  stirling <- 1 / (12 * nu) - 1 / (360 * nu^3) + 1 / (1260 * nu^5)
+  -nu_h * (1 + excess) - stirling - log1p(z2) / 4 + log(series)
 }
 
 # log K_nu(t) for t > 0. besselK() overflows for small t and large nu (only

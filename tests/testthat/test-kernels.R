@@ -160,6 +160,41 @@ test_that("Matern tends to the Gaussian kernel as nu grows, without overflow", {
   expect_true(all(diff(k) < 0))
 })
 
+test_that("Matern at large nu: the uniform expansion, no O(nu) cost, the Gaussian limit", {
+  # Against the Bessel formula where that is still accurate (its terms,
+  # about nu log(t) each, cancel: 1e-12 relative error at nu = 1000).
+  bessel <- function(t, nu) {
+    exp((1 - nu) * log(2) - lgamma(nu) + nu * log(t) + kitchen:::log_bessel_k(t, nu))
+  }
+  for (nu in c(100.5, 150, 317.3, 1000)) {
+    t <- c(1e-3, 0.1, 1, 5, 20, 60, 150, 400, 1000)
+    t <- t[bessel(t, nu) > 1e-200]
+    r <- t / sqrt(2 * nu)
+    expect_equal(kitchen:::matern_from_distance(r, 1, nu), bessel(t, nu), tolerance = 1e-10,
+                 info = nu)
+  }
+  # Continuous where the expansion takes over.
+  r <- seq(0, 4, by = 0.01)
+  below <- kitchen:::matern_from_distance(r, 1, kitchen:::matern_asymptotic_nu)
+  above <- kitchen:::matern_from_distance(r, 1, kitchen:::matern_asymptotic_nu * (1 + 1e-12))
+  expect_equal(above, below, tolerance = 1e-11)
+  # Huge nu (besselK() crashed at 1e20 and needed gigabytes from 1e9) is the
+  # Gaussian kernel to rounding, and costs no more than nu = 2.5.
+  set.seed(16)
+  x <- matrix(rnorm(40 * 3), 40, 3)
+  gauss <- kernel_matrix(x, kernel = kernel_gaussian(0.8))
+  for (nu in c(1e20, 1e300, .Machine$double.xmax)) {
+    expect_equal(kernel_matrix(x, kernel = kernel_matern(0.8, nu)), gauss, tolerance = 1e-14,
+                 info = nu)
+  }
+  # At nu = 1e8 the difference from the Gaussian is O(1 / nu), not zero.
+  gap <- max(abs(kernel_matrix(x, kernel = kernel_matern(0.8, 1e8)) - gauss))
+  expect_gt(gap, 1e-11)
+  expect_lt(gap, 1e-7)
+  map <- nystrom(x, 40, kernel = kernel_matern(0.8, 1e20), scale = "none", seed = 1)  # exact
+  expect_equal(tcrossprod(predict(map, x[1:5, ])), gauss[1:5, 1:5], tolerance = 1e-6)
+})
+
 test_that("Bochner: spectral_sample() draws frequencies of each kernel", {
   # For frequencies w from the kernel's spectral law at sigma = 1,
   # E[cos(w'delta / sigma)] = k(delta). Checked within 4 standard errors.
