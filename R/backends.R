@@ -128,7 +128,7 @@ resolve_simd <- function(call = rlang::caller_env()) {
   }
   choices <- c(simd_levels(), "auto")
   if (!is.character(value) || length(value) != 1L || !value %in% choices) {
-    abort_arg("{.arg {arg}} must be one of {.val {choices}}, not {.val {value}}.",
+    abort_arg("{.arg {arg}} must be one of {.or {.val {choices}}}, not {shown_value(value)}.",
               call = call)
   }
   if (value == "auto") "avx512" else value
@@ -139,7 +139,7 @@ resolve_simd <- function(call = rlang::caller_env()) {
 option_choice <- function(name, choices, call = rlang::caller_env()) {
   choice <- getOption(name, choices[1])
   if (!is.character(choice) || length(choice) != 1L || !choice %in% choices) {
-    abort_arg("{.arg options({name})} must be one of {.val {choices}}, not {.val {choice}}.",
+    abort_arg("{.arg options({name})} must be one of {.or {.val {choices}}}, not {shown_value(choice)}.",
               call = call)
   }
   choice

@@ -16,13 +16,13 @@ check_flag <- function(x, arg = rlang::caller_arg(x),
   invisible(x)
 }
 
-# A count: one whole number >= `min`, not NA.
-check_count <- function(x, min = 1, arg = rlang::caller_arg(x),
+# A count: one whole number >= `min` (and <= `max`), not NA.
+check_count <- function(x, min = 1, max = Inf, arg = rlang::caller_arg(x),
                         call = rlang::caller_env()) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
-      x != trunc(x) || x < min) {
-    abort_arg("{.arg {arg}} must be a whole number >= {min}, not {.val {shown_value(x)}}.",
-              call = call)
+      x != trunc(x) || x < min || x > max) {
+    range <- if (is.finite(max)) paste("from", min, "to", max) else paste(">=", min)
+    abort_arg("{.arg {arg}} must be a whole number {range}, not {shown_value(x)}.", call = call)
   }
   invisible(x)
 }
@@ -76,15 +76,34 @@ element_label <- function(x, i) {
 check_positive <- function(x, arg = rlang::caller_arg(x),
                            call = rlang::caller_env()) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x) || x <= 0) {
-    abort_arg("{.arg {arg}} must be a positive number, not {.val {shown_value(x)}}.",
+    abort_arg("{.arg {arg}} must be a positive number, not {shown_value(x)}.",
               call = call)
   }
   invisible(x)
 }
 
-# A refused value as an error shows it: one number or NA unquoted (`not -1`,
-# `not NA`, not `not "-1"`), anything else as format() writes it.
-shown_value <- function(x) if (is.atomic(x) && length(x) == 1L) x else format(x)
+# A refused value as an error shows it, ready to paste into a message: a
+# few values as cli shows them (numbers and NA unquoted: `not -1`, `not 4
+# and 8`; strings quoted), anything else described (`not NULL`, `not an
+# empty numeric vector`, `not a numeric vector of length 12`, `not a list`).
+shown_value <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.atomic(x) && is.null(dim(x)) && length(x) %in% 1:4) {
+    return(cli::format_inline("{.val {x}}"))
+  }
+  type <- if (is.factor(x)) "factor" else if (is.double(x)) "numeric" else typeof(x)
+  if (is.atomic(x) && length(x) == 0L) return(paste("an empty", type, "vector"))
+  what <- if (is.atomic(x) && is.null(dim(x))) {
+    sprintf("%s vector of length %d", type, length(x))
+  } else if (is.data.frame(x)) {
+    "data frame"
+  } else if (is.matrix(x)) {
+    "matrix"
+  } else {
+    class(x)[[1]]
+  }
+  paste(if (grepl("^[aeiou]", what)) "an" else "a", what)
+}
 
 # One of `values` (as match.arg() would, but with kitchen's error class);
 # the whole vector, an untouched default, means its first value.
@@ -96,7 +115,7 @@ match_choice <- function(x, values, arg = rlang::caller_arg(x), call = rlang::ca
     if (!is.na(hit)) return(values[[hit]])
   }
   if (!is.character(x) || length(x) != 1L || is.na(x) || !x %in% values) {
-    abort_arg("{.arg {arg}} must be one of {.val {values}}, not {.val {shown_value(x)}}.", call = call)
+    abort_arg("{.arg {arg}} must be one of {.or {.val {values}}}, not {shown_value(x)}.", call = call)
   }
   x
 }

@@ -84,7 +84,7 @@ as_kernel <- function(kernel, sigma = NULL, ..., arg = rlang::caller_arg(kernel)
                       call = rlang::caller_env()) {
   if (is.character(kernel) && length(kernel) == 1L && !is.na(kernel)) {
     if (!kernel %in% kernel_names()) {
-      abort_arg("{.arg {arg}} must be one of {.val {kernel_names()}} or a kernel object, not {.val {kernel}}.",
+      abort_arg("{.arg {arg}} must be one of {.or {.val {kernel_names()}}} or a kernel object, not {shown_value(kernel)}.",
                 call = call)
     }
     constructor <- get(paste0("kernel_", kernel), mode = "function")
@@ -146,7 +146,7 @@ kernel_ok <- function(kernel) {
 check_bandwidth <- function(sigma, arg = rlang::caller_arg(sigma), call = rlang::caller_env()) {
   if (!is.numeric(sigma) || is.object(sigma) || length(sigma) < 1L || anyNA(sigma) ||
       !all(is.finite(sigma)) || !all(sigma > 0)) {
-    abort_arg("{.arg {arg}} must be a positive number or a vector of positive numbers (one per input column), not {.val {shown_value(sigma)}}.",
+    abort_arg("{.arg {arg}} must be a positive number or a vector of positive numbers (one per input column), not {shown_value(sigma)}.",
               call = call)
   }
   invisible(sigma)

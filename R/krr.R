@@ -748,7 +748,7 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
   builders <- c("rff", "fastfood", "rbin", "nystrom")
   available <- builders[vapply(builders, exists, TRUE, envir = asNamespace("kitchen"), inherits = FALSE)]
   if (!is.character(features) || length(features) != 1L || !features %in% available) {
-    abort_arg("{.arg features} must be a feature map or one of {.val {available}}.", call = call)
+    abort_arg("{.arg features} must be a feature map or one of {.or {.val {available}}}.", call = call)
   }
   args <- list(...)
   check_builder_args(features, args, call)

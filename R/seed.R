@@ -6,11 +6,8 @@
 # one, fits its models under "L'Ecuyer-CMRG").
 with_seed <- function(seed, code, call = rlang::caller_env()) {
   if (is.null(seed)) return(code)
-  check_count(seed, min = -.Machine$integer.max, arg = "seed", call = call)
-  if (seed > .Machine$integer.max) {
-    abort_arg(paste0("{.arg seed} must be a whole number from -", .Machine$integer.max, " to ",
-                     .Machine$integer.max, ", not {format(seed)}."), call = call)
-  }
+  check_count(seed, min = -.Machine$integer.max, max = .Machine$integer.max, arg = "seed",
+              call = call)
   env <- globalenv()
   had_seed <- exists(".Random.seed", envir = env, inherits = FALSE)
   if (had_seed) old <- get(".Random.seed", envir = env, inherits = FALSE)

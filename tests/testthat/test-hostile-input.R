@@ -266,6 +266,18 @@ test_that("missing arguments, abbreviations and refused numbers read as R users 
   expect_error(rff(x, 20, scale = "x"), "must be one of", class = "kitchen_error_argument")
   expect_error(rff(x, -1), "not -1\\.", class = "kitchen_error_argument")  # a number, unquoted
   expect_error(rff(x, 20, sigma = -2), "not -2", class = "kitchen_error_argument")
+  # A few numbers unquoted; other values described, never formatted as strings.
+  refused <- function(code) conditionMessage(tryCatch(code, error = identity))
+  expect_match(refused(rff(x, c(4, 8))), "not 4 and 8\\.")
+  expect_match(refused(rff(x, NULL)), "not NULL\\.")
+  expect_match(refused(rff(x, 1:20)), "not an integer vector of length 20\\.")
+  expect_match(refused(rff(x, list(1))), "not a list\\.")
+  expect_match(refused(rff(x, 20, sigma = numeric(0))), "not an empty numeric vector\\.")
+  expect_match(refused(rff(x, 20, scale = "x")), "one of \"standard\", \"minmax\", or \"none\", not \"x\"\\.")
+  # Every refused seed gets the one range.
+  for (seed in list(NA, 1.5, "a", 2^31)) {
+    expect_match(refused(rff(x, 20, seed = seed)), "whole number from -2147483647 to 2147483647")
+  }
 })
 
 test_that("n_folds given with folds is said to be unused", {
