@@ -296,7 +296,7 @@ leading_chunk_rows <- function(map, data, n_rows, purpose, call = rlang::caller_
     xs[[i]] <- as.matrix(x)
     ys[[i]] <- chunk$y
     ws[[i]] <- with_chunk(data, i, "holds bad data", call = call,
-                          check_weights(chunk$weights, nrow(x), arg = "weights")) %||% rep(1, nrow(x))
+                          check_weights(chunk$weights, nrow(x), arg = "weights", whole = FALSE)) %||% rep(1, nrow(x))
     rows <- rows + nrow(x)
   }
   if (rows == 0) abort_arg("{.arg x} has no chunks {purpose}.", call = call)

@@ -38,7 +38,7 @@ calibration_chunk <- function(chunk, i, object, fold_fits, stride, block_size, b
   object$intercept <- fold$intercept
   x <- fit_input(object, chunk$x, arg = "x")
   rows <- seq(1, nrow(x), by = stride)
-  weights <- check_weights(chunk$weights, nrow(x), arg = "weights") %||% rep(1, nrow(x))
+  weights <- check_weights(chunk$weights, nrow(x), arg = "weights", whole = FALSE) %||% rep(1, nrow(x))
   list(scores = predict_rows(object, x[rows, , drop = FALSE], task_backend(backend), block_size,
                              FALSE),
        labels = match(as.character(chunk$y)[rows], object$response$levels),

@@ -36,7 +36,7 @@ binned_ridge <- function(map, x, y, lambda, folds, tol, max_iter, backend, verbo
     path <- binned_cv_path(ops, y, folds, value, map$n_features, lambda, tol, max_iter, verbose,
                            weights, top = top, start = fold_start, patience = patience,
                            classify = classify)
-    if (!nrow(path)) abort_no_lambda(if (is.numeric(lambda)) lambda else attr(path, "tried"), call)
+    if (!nrow(path)) abort_no_lambda(if (is.numeric(lambda)) lambda else attr(path, "tried"), is.numeric(lambda), call)
     lambda <- path$lambda[binned_best(path)]
     start <- attr(path, "start")
     held_out_scores <- attr(path, "scores")

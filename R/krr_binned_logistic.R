@@ -31,7 +31,7 @@ binned_logistic_ridge <- function(map, cols, labels, levels, weights, folds, lam
   if (!is.null(folds)) {
     path <- binned_logistic_cv_path(problem, weights, folds, lambda, tol, max_iter, verbose,
                                     use_folds %||% seq_len(max(folds)))
-    if (!nrow(path)) abort_no_lambda(attr(path, "tried"), call)
+    if (!nrow(path)) abort_no_lambda(attr(path, "tried"), is.numeric(lambda), call)
     best <- best_candidate(path$cv)
     lambda <- path$lambda[best]
     start <- attr(path, "start")

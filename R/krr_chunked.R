@@ -193,7 +193,7 @@ training_chunk <- function(chunk, map, col_names) {
   given <- colnames(chunk$x)
   if (!is.null(given)) check_column_names(given, "x", NULL)  # they order the other chunks
   rows <- chunk_map_input(map, match_chunk_columns(chunk$x, col_names))
-  weights <- check_weights(chunk$weights, nrow(rows$x), arg = "weights")
+  weights <- check_weights(chunk$weights, nrow(rows$x), arg = "weights", whole = FALSE)
   list(x = rows$x, far_outside = rows$far_outside,
        coded = chunk_response(chunk$y, nrow(rows$x), weights), weights = weights)
 }

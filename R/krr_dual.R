@@ -167,7 +167,7 @@ dual_solve <- function(stats, lambda, backend, cv = NULL) {
     if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(stats$centred_diagonal, observed_rows(stats)) else lambda
     scored <- dual_gcv_path(set, lambdas, observed_rows(stats))  # R/krr_solve.R
     chosen <- best_candidate(if (is.null(cv)) scored$gcv else cv)
-    if (length(chosen) == 0) abort_no_lambda(lambdas)
+    if (length(chosen) == 0) abort_no_lambda(lambdas, is.numeric(lambda))
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
     if (!is.null(cv)) path$cv <- cv
     lambda <- lambdas[chosen]

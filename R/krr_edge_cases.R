@@ -66,8 +66,15 @@ abort_small_lambda <- function(lambda, call) {
             call = call)
 }
 
-abort_no_lambda <- function(lambdas, call = rlang::caller_env(2)) {
+# `given`: the candidates were the user's (else the default grid, where
+# asking for "gcv" would not help).
+abort_no_lambda <- function(lambdas, given, call = rlang::caller_env(2)) {
+  hint <- if (given) {
+    "The candidates reach up to {format(max(lambdas))}; give larger ones, or {.val gcv}."
+  } else {
+    "The default candidates reach up to {format(max(lambdas))}: the features' sums of squares are out of double precision's range or not finite (look at the scale of the data and of {.arg weights})."
+  }
   abort_arg(c("No {.arg lambda} candidate makes Z'Z + lambda I positive definite to double precision.",
-              i = "The candidates reach up to {format(max(lambdas))}; give larger ones, or {.val gcv}."),
+              i = hint),
             call = call)
 }

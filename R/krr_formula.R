@@ -17,7 +17,8 @@
 #'   out too. CV scores are weighted the same way; GCV's count of
 #'   observations is the number of rows with a non-zero weight (precision
 #'   weights, as in [lm()]), so that neither choice depends on the weights'
-#'   overall scale.
+#'   overall scale. The largest weight must lie between `1e-100` and
+#'   `1e100` (beyond, Z'WZ and its squares leave double precision's range).
 #' @param na.action For the formula method: what to do with rows holding NA
 #'   in the model frame, as in [lm()]: by default (`getOption("na.action")`,
 #'   normally [na.omit()]) they are dropped and recorded in the fit;

@@ -36,7 +36,7 @@ logistic_ridge <- function(source, n_features, levels, lambda, n_folds, tol, max
   path <- NULL
   if (cv) {
     path <- logistic_cv_path(source, stats, n_features, levels, lambda, n_folds, tol, verbose)
-    if (!nrow(path)) abort_no_lambda(attr(path, "tried"), call)
+    if (!nrow(path)) abort_no_lambda(attr(path, "tried"), is.numeric(lambda), call)
     best <- best_candidate(path$cv)
     lambda <- path$lambda[best]
     start <- attr(path, "starts")[[best]]

@@ -139,7 +139,7 @@ logistic_chunk_rows <- function(chunk, map, col_names, levels) {
   if (length(labels) != nrow(x)) {
     abort_arg("{.arg y} must have one value per row of {.arg x} ({nrow(x)}), not {length(labels)}.")
   }
-  given <- check_weights(chunk$weights, nrow(x), arg = "weights")
+  given <- check_weights(chunk$weights, nrow(x), arg = "weights", whole = FALSE)
   weights <- given %||% rep(1, nrow(x))
   # a class whose rows all weigh 0 is not in the fit: any label does
   labels[is.na(labels) & weights == 0] <- 1L

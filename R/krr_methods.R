@@ -239,8 +239,10 @@ fitted_values <- function(object, call = rlang::caller_env()) {
   if (object$response$type == "vector") stats::setNames(drop(fitted), rownames(fitted)) else fitted
 }
 
-# Sample weights: NULL, or one finite non-negative number per row, not all 0.
-check_weights <- function(weights, n, arg = rlang::caller_arg(weights),
+# Sample weights: NULL, or one finite non-negative number per row, not all 0,
+# none above `weight_limit` and (`whole`: all the fit's weights, not one
+# chunk's) the largest not below 1 / weight_limit.
+check_weights <- function(weights, n, arg = rlang::caller_arg(weights), whole = TRUE,
                           call = rlang::caller_env()) {
   if (is.null(weights)) return(NULL)
   force(arg)  # before `weights` is converted below
@@ -261,8 +263,20 @@ check_weights <- function(weights, n, arg = rlang::caller_arg(weights),
               call = call)
   }
   if (!any(weights > 0)) abort_arg("{.arg {arg}} must not all be zero.", call = call)
+  largest <- max(weights)
+  if (largest > weight_limit || whole && largest < 1 / weight_limit) {
+    abort_arg(c("{.arg {arg}} must have their largest value between {1 / weight_limit} and {weight_limit}, not {format(largest)}.",
+                i = "Beyond, sums of squares of the weighted features overflow or underflow double precision.",
+                i = "Divide them by a constant: a {.arg lambda} chosen by {.val gcv} or {.val cv} does not depend on the weights' overall scale (a given one must be divided too)."),
+              call = call)
+  }
   weights
 }
+
+# The weights' overall scale must leave Z'WZ and its squares in double
+# precision's range: the lambda choice was exact from 1e-100 to 1e140 and
+# failed or moved at 1e-200 and 1e200.
+weight_limit <- 1e100
 
 # The rows with a non-zero weight when some weights are 0 (else NULL: all
 # rows), and those rows of a matrix or weight vector.

@@ -53,10 +53,10 @@ krr_solve <- function(stats, lambda, backend, cv = NULL) {
     # reduction of Z'Z that gives the chosen coefficients.
     if (is.null(cv)) lambdas <- if (is.character(lambda)) default_lambdas(centred_diagonal, observed_rows(stats)) else lambda
     chosen <- if (is.null(cv)) 0L else best_candidate(cv)
-    if (length(chosen) == 0) abort_no_lambda(lambdas)  # every CV score NaN
+    if (length(chosen) == 0) abort_no_lambda(lambdas, is.numeric(lambda))  # every CV score NaN
     scored <- ridge_gcv_path_cpp(gram, zy, sum(yy), observed_rows(stats), lambdas, chosen, backend$lapack,
                                  backend$n_threads, backend$simd, use_band_reduction(ncol(gram)))
-    if (scored$best == 0) abort_no_lambda(lambdas)
+    if (scored$best == 0) abort_no_lambda(lambdas, is.numeric(lambda))
     path <- data.frame(lambda = lambdas, df = scored$df, gcv = scored$gcv)
     if (!is.null(cv)) path$cv <- cv
     lambda <- lambdas[scored$best]
@@ -84,6 +84,10 @@ centred_gram_diagonal <- function(stats) {
 default_lambdas <- function(values, rows) {
   rank <- max(1, min(length(values), rows - 1))
   # (times exactly 1 with at least as many rows as features: the same bits)
-  scale <- max(mean(values) * (length(values) / rank), .Machine$double.eps)
+  scale <- mean(values) * (length(values) / rank)
+  # No absolute floor but for a trace of zero: the trace scales with the
+  # weights, and so must the candidates (a floor at double.eps moved the
+  # choice for weights of 1e-20).
+  if (!(scale > 0)) scale <- .Machine$double.eps
   scale * 10^seq(1, -9, length.out = 50)
 }

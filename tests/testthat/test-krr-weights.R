@@ -234,6 +234,38 @@ test_that("bad weights are refused with the argument named", {
   expect_error(fit_with(c(NA, rep(1, 49))), "weights")
   expect_error(fit_with(rep(0, 50)), "all be zero")
   expect_error(fit_with(letters[1:50]), "numeric vector")
+  # An overall scale whose squares leave double precision's range.
+  expect_error(fit_with(rep(1e200, 50)), "largest value between 1e-100 and 1e\\+?100, not 1e\\+200")
+  expect_error(fit_with(rep(1e-200, 50)), "largest value between", class = "kitchen_error_argument")
+  expect_error(krr_fit(toy$x, toy$y, map, weights = c(1e101, rep(1, 49)), n_threads = 1), "largest value")
+})
+
+test_that("the lambda choice is the same from weights of 1e-100 to 1e100 (no absolute floor)", {
+  toy <- weights_toy(50)
+  w <- runif(50, 0.5, 2)
+  for (features in c("rff", "nystrom")) {
+    size <- if (features == "rff") list(n_features = 20) else list(n_centers = 20)
+    for (lambda in c("gcv", "cv")) {
+      fit_at <- function(k) {
+        do.call(krr_fit, c(list(toy$x, toy$y, features = features, lambda = lambda, seed = 1,
+                                weights = w * k, n_threads = 1, verbose = FALSE), size))
+      }
+      one <- fit_at(1)
+      for (k in c(1e-99, 1e-30, 1e-20, 1e99)) {  # largest weight 2e-99 .. 2e99
+        f <- fit_at(k)
+        info <- paste(features, lambda, k)
+        expect_equal(f$lambda / k, one$lambda, tolerance = 1e-10, info = info)
+        expect_equal(fitted(f), fitted(one), tolerance = 1e-8, info = info)
+      }
+    }
+  }
+})
+
+test_that("no lambda candidate: the hint fits what was asked", {
+  err <- function(code) conditionMessage(tryCatch(code, error = identity))
+  expect_match(err(kitchen:::abort_no_lambda(c(1, 2), TRUE)), "give larger ones")
+  expect_match(err(kitchen:::abort_no_lambda(c(1, 2), FALSE)), "default candidates reach up to 2")
+  expect_no_match(err(kitchen:::abort_no_lambda(c(1, 2), FALSE)), "give larger ones")
 })
 
 test_that("multiplying every weight by a constant leaves the bandwidth choices and the fit alone", {
