@@ -644,7 +644,9 @@ new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
     path = solution$path,
     sigma_path = search$sigma_path,
     n_folds = if (!is.null(folds)) max(folds),
-    response = response[c("type", "levels", "names", "weighted")],
+    # `ordered` only for an ordered factor: predict(type = "class") keeps it
+    response = c(response[c("type", "levels", "names", "weighted")],
+                 if (isTRUE(response$ordered)) list(ordered = TRUE)),
     n = n,
     total_weight = search$stats$n %||% solution$total_weight,
     training_rmse = solution$training_rmse,

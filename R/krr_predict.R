@@ -176,9 +176,10 @@ predict_rows <- function(object, x, backend, block_size, verbose, label = "Predi
   out + rep(object$intercept, each = n)  # as sweep(), without its R-level cost
 }
 
-# The class with the largest score in each row.
+# The class with the largest score in each row (an ordered factor when the
+# response was one).
 class_of <- function(object, scores) {
   scores <- as.matrix(scores)
   factor(object$response$levels[max.col(scores, ties.method = "first")],
-         levels = object$response$levels)
+         levels = object$response$levels, ordered = isTRUE(object$response$ordered))
 }

@@ -24,7 +24,7 @@ krr_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
   y <- 2 * coded$y[, match(state$levels, state$seen), drop = FALSE] - 1
   colnames(y) <- state$levels
   list(y = y, type = "class", levels = state$levels, names = state$levels,
-       weighted = state$weighted)
+       weighted = state$weighted, ordered = state$ordered)
 }
 
 # A response (all of it, or a chunk's) as a matrix, with its coding state:
@@ -42,7 +42,7 @@ chunk_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
     if (anyNA(labels)) abort_arg("{.arg y} must not contain NA values.", call = call)
     seen <- unique(if (is.null(weights) || length(labels) != n) labels else labels[weights > 0])
     state <- list(type = "class", kind = if (is.factor(y)) "factor" else "character",
-                  factor_levels = if (is.factor(y)) levels(y), seen = seen,
+                  factor_levels = if (is.factor(y)) levels(y), ordered = is.ordered(y), seen = seen,
                   present = unique(labels), weighted = !is.null(weights))
     y <- 1 * outer(match(labels, seen, nomatch = 0L), seq_along(seen), "==")
   } else {
@@ -77,6 +77,7 @@ merge_response <- function(state, part) {
     # Levels combined as c() combines factors (in order of appearance): a
     # chunk of files split by class may lack some.
     if (part$kind == "factor") state$factor_levels <- union(state$factor_levels, part$factor_levels)
+    state$ordered <- isTRUE(state$ordered) && isTRUE(part$ordered)
     state$seen <- union(state$seen, part$seen)
     state$present <- union(state$present, part$present)
     return(list(state = state, columns = match(part$seen, state$seen)))

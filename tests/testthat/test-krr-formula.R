@@ -396,3 +396,23 @@ test_that("a formula fit's errors and warnings show the user's call; unused pred
   expect_no_match(paste(deparse(conditionCall(err)), collapse = ""), "design")
   expect_no_warning(krr_fit(y ~ x1, d, features = map, lambda = 1, n_threads = 1))
 })
+
+test_that("an ordered factor response predicts an ordered factor", {
+  d <- iris
+  d$Species <- factor(d$Species, ordered = TRUE)
+  for (loss in c("squared", "logistic")) {
+    fit <- krr_fit(Species ~ ., d, n_features = 50, seed = 1, loss = loss, n_threads = 1)
+    pred <- predict(fit, d[c(1, 51, 101), ], type = "class")
+    expect_true(is.ordered(pred), info = loss)
+    expect_identical(levels(pred), levels(d$Species))
+    expect_identical(as.character(pred), c("setosa", "versicolor", "virginica"))
+  }
+  x <- as.matrix(iris[, 1:4])
+  chunks <- chunked(lapply(split(seq_len(150), rep(1:5, 30)), function(i) list(x = x[i, ], y = d$Species[i])))
+  fit <- krr_fit(chunks, features = rff(x, 50, seed = 1), n_threads = 1)
+  expect_true(is.ordered(predict(fit, x[1:3, ], type = "class")))
+  # An unordered factor stays one, and its fit has no `ordered` entry.
+  plain <- krr_fit(Species ~ ., iris, n_features = 50, seed = 1, n_threads = 1)
+  expect_false(is.ordered(predict(plain, iris[1:3, ], type = "class")))
+  expect_null(plain$response$ordered)
+})
