@@ -98,14 +98,14 @@ fastfood <- function(x, n_features, kernel = "gaussian", sigma = NULL,
   if (structure == "sorf") check_sorf_kernel(kernel)
   check_radial_kernel(kernel)
 
+  m <- if (type == "cos_sin") n_features / 2 else n_features
+  check_block_count(known_columns(x), m)  # before any per-column work
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)
     d <- setup$d
-    p <- 1L
-    while (p < d) p <- 2L * p
-    m <- if (type == "cos_sin") n_features / 2 else n_features
+    p <- as.integer(block_length(d))
     n_blocks <- ceiling(m / p)
-    check_map_size(4 * as.double(p) * n_blocks, "The map's diagonals and permutations", "n_features")
+    check_block_count(d, m)  # chunked data: known now
     if (!all(is.finite(1 / (setup$kernel$sigma * setup$rescale$scale)))) {
       abort_arg(c("{.arg sigma} ({format(setup$kernel$sigma)}) times the column scales is too small: the frequencies overflow.",
                   i = "Rescale {.arg x}, or use a larger {.arg sigma}."))
@@ -266,4 +266,19 @@ fastfood_description <- function(x) {
                           if (last == p) "" else if (n_blocks == 1) sprintf(", cut to %d", last) else
                             sprintf(", the last cut to %d", last)),
          scaling = x$scaling))
+}
+
+# The length of a Fastfood block: d padded to a power of two.
+block_length <- function(d) 2^ceiling(log2(max(d, 1)))
+
+# Refuses the diagonals and permutations of the blocks that give m
+# frequencies on d columns past max_dense_entries, blaming the larger
+# factor; d NULL: not known yet.
+check_block_count <- function(d, m, call = rlang::caller_env()) {
+  if (is.null(d)) return(invisible())
+  p <- block_length(d)
+  check_map_size(4 * p * ceiling(m / p),
+                 paste("The diagonals and permutations of", size_pair(d, m),
+                       "(input columns x frequencies)"),
+                 size_arg(d, m, "n_features"), call = call)
 }

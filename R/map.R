@@ -160,11 +160,30 @@ fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
 
 # Refuses, with the memory it would need, a map whose numbers (or whose
 # features) would pass max_dense_entries, as krr_fit() refuses a large Z'Z.
+# `arg`: the argument to blame (see size_arg()).
 check_map_size <- function(entries, what, arg, call = rlang::caller_env()) {
   if (entries > max_dense_entries) {
     abort_arg(c("{.arg {arg}} is too large: {what} would need {gigabytes(entries)} GB (more than 2^31 - 1 numbers).",
-                i = "Use fewer features or grids."), call = call)
+                i = "Use fewer input columns, features or grids."), call = call)
   }
+}
+
+# The input columns of x when known before any work on it: a matrix's or
+# data frame's columns, or x itself when it gives a dimension; NULL for
+# chunked data (a dimension of 1e9 made two 8 GB vectors before the size
+# of the map was checked).
+known_columns <- function(x) {
+  if (is.numeric(x) && length(x) == 1L && is.null(dim(x))) return(if (is.finite(x)) as.double(x))
+  if (length(dim(x)) == 2L) as.double(dim(x)[[2]])
+}
+
+# Of a map's d x `count` numbers, the argument to blame when they are too
+# many: `x` when its columns (d) are the larger factor (`rff(1e9, 10)`, a
+# dimension given as `x`), else `count_arg`; with the two sizes, for the message.
+size_arg <- function(d, count, count_arg) if (d > count) "x" else count_arg
+size_pair <- function(d, count) {
+  paste(format(d, big.mark = ",", scientific = FALSE), "x",
+        format(count, big.mark = ",", scientific = FALSE))
 }
 
 # A map whose class was edited to lose its kind: say so, instead of "no

@@ -126,12 +126,12 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
     abort_arg(c("{.arg x} must be data: the map's columns are the bins occupied by the training rows.",
                 i = "Give {.arg n_buckets} for a hashed map that needs no data."))
   }
+  check_grid_count(known_columns(x), n_grids)  # before any per-column work
   if (!is_dimension) x <- as_data_matrix(x, allow_sparse = TRUE)
 
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)
     d <- setup$d
-    check_map_size(2 * as.double(d) * n_grids, "The pitches and shifts of the grids", "n_grids")
     grids <- binning_grids(setup$kernel, d, n_grids, stratified)
   })
 
@@ -279,4 +279,12 @@ data_column_ranges <- function(x) {
   high <- vapply(split(x@x, column), function(v) max(v, -Inf), 0)
   has_zero <- counts < nrow(x)
   list(low = ifelse(has_zero, pmin(low, 0), low), high = ifelse(has_zero, pmax(high, 0), high))
+}
+
+# Refuses the pitches and shifts of n_grids grids over d columns past
+# max_dense_entries, blaming the larger factor.
+check_grid_count <- function(d, n_grids, call = rlang::caller_env()) {
+  check_map_size(2 * as.double(d) * n_grids,
+                 paste("The pitches and shifts of", size_pair(d, n_grids), "(input columns x grids)"),
+                 size_arg(d, n_grids, "n_grids"), call = call)
 }

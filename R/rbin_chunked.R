@@ -14,8 +14,7 @@ rbin_chunked <- function(data, n_grids, kernel, sigma, scale, clip, n_buckets, s
     setup <- chunked_map_setup(data, scale, kernel, sigma_given, backend, call = call)
     d <- setup$d
     kernel <- setup$kernel
-    check_map_size(2 * as.double(d) * n_grids, "The pitches and shifts of the grids", "n_grids",
-                   call = call)
+    check_grid_count(d, n_grids, call = call)
     grids <- binning_grids(kernel, d, n_grids, stratified)
   })
   map <- structure(list(

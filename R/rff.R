@@ -99,10 +99,11 @@ rff <- function(x, n_features, kernel = "gaussian", sigma = NULL,
   kernel <- as_kernel(kernel, sigma = sigma, ...)
   if (orthogonal) check_orthogonal_kernel(kernel, "orthogonal")
 
+  m <- if (type == "cos_sin") n_features / 2 else n_features
+  check_frequency_count(known_columns(x), m)  # before any per-column work
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)
-    m <- if (type == "cos_sin") n_features / 2 else n_features
-    check_map_size(as.double(setup$d) * m, "The d x m frequencies", "n_features")
+    check_frequency_count(setup$d, m)  # chunked data: known now
     w <- if (orthogonal) orthogonal_spectral_sample(setup$kernel, setup$d, m) else
       spectral_sample(setup$kernel, setup$d, m)
     phases <- if (type == "cos_phase") stats::runif(m, 0, 2 * pi) else NULL
@@ -236,4 +237,13 @@ rff_description <- function(x) {
          features = sprintf("%d (%s%s)", x$n_features, x$type,
                             if (isTRUE(x$orthogonal)) ", orthogonal" else ""),
          scaling = x$scaling))
+}
+
+# Refuses d x m frequencies past max_dense_entries, blaming the larger
+# factor (`rff(1e9, 10)`: `x`, a dimension); d NULL: not known yet.
+check_frequency_count <- function(d, m, call = rlang::caller_env()) {
+  if (is.null(d)) return(invisible())
+  check_map_size(as.double(d) * m,
+                 paste("The", size_pair(d, m), "frequencies (input columns x frequencies)"),
+                 size_arg(d, m, "n_features"), call = call)
 }

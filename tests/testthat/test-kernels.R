@@ -278,6 +278,14 @@ test_that("results too large to hold are refused before any allocation", {
   expect_silent(check_size(46340, 46340))
   expect_error(check_size(46341, 46341), "17.2 GB", class = "kitchen_error_argument")
   expect_error(check_size(2^31, 1), class = "kitchen_error_argument")
+  # A map too large blames what makes it so: the dimension given as `x`, or the features.
+  expect_error(rff(1e9, 10, sigma = 1), "`x` is too large: The 1,000,000,000 x 5 frequencies",
+               class = "kitchen_error_argument")
+  expect_error(rff(10, 1e9, sigma = 1), "`n_features` is too large", class = "kitchen_error_argument")
+  expect_error(rbin(1e9, 10, sigma = 1, n_buckets = 64), "`x` is too large", class = "kitchen_error_argument")
+  expect_error(fastfood(1e9, 10, sigma = 1), "`x` is too large", class = "kitchen_error_argument")
+  expect_error(fastfood(10, 2^31, sigma = 1), "`n_features` is too large", class = "kitchen_error_argument")
+  expect_error(rbin(2, 2e9, sigma = 1, n_buckets = 1), "`n_grids` is too large", class = "kitchen_error_argument")
 })
 
 test_that("named per-column bandwidths are matched to the columns by name", {

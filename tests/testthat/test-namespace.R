@@ -19,3 +19,20 @@ test_that("library(kitchen) leaves Matrix unloaded until rbin features need it",
   # Each row of rbin features has one entry 1/sqrt(n_grids) per grid: squares sum to the rows.
   expect_equal(out, "FALSE FALSE TRUE dgCMatrix 2")
 })
+
+test_that("every method of a kitchen class is registered, not only found from the namespace", {
+  # Tests run in an environment inside the namespace, where dispatch finds
+  # unregistered methods too; users' sessions do not (plot(map) fell
+  # through to plot.default). So compare with the registered table.
+  ns <- asNamespace("kitchen")
+  generics <- c("print", "summary", "plot", "predict", "format", "coef", "fitted", "residuals",
+                "update", "relevance", "tidy", "glance", "augment", "deviance", "sigma", "nobs",
+                "logLik", "vcov", "model.frame", "terms", "formula")
+  pattern <- sprintf("^(%s)\\.(kitchen_[A-Za-z_]+)$", paste(generics, collapse = "|"))
+  methods <- grep(pattern, ls(ns, all.names = TRUE), value = TRUE)
+  methods <- methods[vapply(methods, function(m) is.function(get(m, ns)), TRUE)]
+  registered <- getNamespaceInfo("kitchen", "S3methods")
+  registered <- paste(registered[, 1], registered[, 2], sep = ".")
+  expect_true("plot.kitchen_map" %in% methods)
+  expect_setequal(intersect(methods, registered), methods)
+})
