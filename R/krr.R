@@ -148,11 +148,14 @@
 #' rows: R's `eigen()` cannot be interrupted, and its time grows with the
 #' cube of the rows, while the primal path stops soon after Ctrl-C. Where
 #' the primal path's own arithmetic is at rounding level, the two differ: at the smallest
-#' candidates, with `D` much larger than `n`, the primal's `D - n` zero
+#' candidates, with `D` at least `n - 1`, the primal's `D - n + 1` zero
 #' eigenvalues come out as rounding noise that adds to the effective degrees
-#' of freedom, and its residual sum of squares cancels to zero, so GCV's
-#' score there is noise (with 500 features and `lambda = "gcv"`, it chose
-#' the smallest candidate on mtcars, df 32.1 of 32 rows); the
+#' of freedom, and its residual sum of squares cancels, so GCV's score
+#' there is noise (a cancelled score of 0 chose `lambda` = 1e-9 with 1000
+#' features on 600 rows, df 600, where the exact score chooses 0.95). So
+#' the primal path leaves unscored (`NA` in `path$gcv`) the candidates that
+#' leave less than half a residual degree of freedom (`n - df < 0.5`) when
+#' `D >= n - 1`; the
 #' dual path computes the residual without cancellation and leaves those
 #' eigenvalues out, and its scores are the exact ones (checked against an
 #' SVD in the tests). A single given lambda too small for the primal's

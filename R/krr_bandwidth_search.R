@@ -59,7 +59,7 @@ krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend, primal = TR
     f
   })
   score <- if (is.null(fits[[1]]$solution$path$cv)) "gcv" else "cv"
-  scores <- vapply(fits, function(f) min(f$solution$path[[score]]), 0)
+  scores <- vapply(fits, function(f) min(f$solution$path[[score]], Inf, na.rm = TRUE), 0)
   best <- if (length(fits) > 1) best_candidate(scores) else 1L
   list(map = fits[[best]]$map, solution = fits[[best]]$solution,
        stats = fits[[best]]$stats, sigma_path = bandwidth_path(fits, scores), read = read)

@@ -273,7 +273,7 @@ struct band_form {
         rss -= kitchen::rss_decrease(bj, u, n, lambda);
       }
       df[q] = trace;
-      gcv[q] = kitchen::gcv_score(n_rows, rss, trace);
+      gcv[q] = kitchen::gcv_score(n_rows, rss, trace, n);
     });
   }
 };

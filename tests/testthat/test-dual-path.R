@@ -223,3 +223,39 @@ test_that("summary() names the path that solved the fit", {
   expect_match(primal, "Cholesky of Z'Z")
   expect_no_match(primal, "dual path")
 })
+
+test_that("GCV on the primal path with more features than rows leaves interpolating candidates unscored", {
+  # Where the fit leaves less than half a residual degree of freedom, the
+  # primal RSS cancels and the zero eigenvalues are noise: a score of 0
+  # there chose lambda = 1e-9 (the dual path, exact, chooses a smooth fit).
+  set.seed(10)
+  n <- 200
+  x <- matrix(rnorm(n * 5), n, 5)
+  y <- sin(x[, 1]) + rnorm(n, sd = 0.3)
+  map <- rff(x, 400, sigma = 1, seed = 1)  # D = 2n: the primal path by default
+  fit_on <- function(dual) {
+    old <- options(kitchen.dual = dual)
+    on.exit(options(old))
+    krr_fit(x, y, map, lambda = "gcv", n_threads = 1, verbose = FALSE)
+  }
+  primal <- fit_on(FALSE)
+  dual <- fit_on(TRUE)
+  expect_identical(primal$lambda, dual$lambda)
+  scored <- !is.na(primal$path$gcv)
+  expect_true(all(n - primal$path$df[!scored] < 0.5))
+  expect_true(all(n - primal$path$df[scored] >= 0.5))
+  expect_equal(primal$path$gcv[scored], dual$path$gcv[scored], tolerance = 1e-6)
+  expect_lt(max(primal$path$df[primal$path$lambda == primal$lambda]), n - 1)
+  # The bandwidth search scores each candidate by its scored lambdas (an
+  # unscored one made the whole candidate NaN: the search skipped the best).
+  search_on <- function(dual) {
+    old <- options(kitchen.dual = dual)
+    on.exit(options(old))
+    krr_fit(x, y, rff(x, 400, seed = 1), sigma = "auto", lambda = "gcv", n_threads = 1,
+            verbose = FALSE)
+  }
+  searched <- search_on(FALSE)
+  expect_false(anyNA(searched$sigma_path$score))
+  expect_equal(searched$sigma_path, search_on(TRUE)$sigma_path, tolerance = 1e-6,
+               ignore_attr = "paths")  # (their unscored candidates)
+})
