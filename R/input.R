@@ -2,10 +2,17 @@
 # matrix with rows as observations, checked for shape and finiteness.
 
 # x: a numeric matrix, a data frame of numeric columns, or (when
-# `allow_sparse`) a Matrix::dgCMatrix, which is returned as is.
-# `allow_empty`: zero rows are data (new rows to predict), not an error.
+# `allow_sparse`) a Matrix::dgCMatrix, which is returned as is; other
+# sparse matrices (triplet or row-compressed, logical or pattern, symmetric
+# or triangular: a bag of words often comes as one) become the dgCMatrix
+# they equal. `allow_empty`: zero rows are data (new rows to predict), not
+# an error.
 as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
                            call = rlang::caller_env(), allow_empty = FALSE) {
+  if (allow_sparse && inherits(x, "sparseMatrix") && !inherits(x, "dgCMatrix")) {
+    force(arg)  # names the caller's expression before x is replaced
+    x <- methods::as(methods::as(methods::as(x, "CsparseMatrix"), "generalMatrix"), "dMatrix")
+  }
   if (allow_sparse && inherits(x, "dgCMatrix")) {
     # Before anything (Matrix included) indexes with the slots.
     problem <- sparse_problem_cpp(x)

@@ -337,7 +337,8 @@
 #' more full pass. `solver = "falkon"` fits are not calibrated.
 #'
 #' @param x Training data: a numeric matrix, a numeric data frame or a
-#'   `Matrix::dgCMatrix`; chunked data from [chunked()] (then `y` is not
+#'   `Matrix::dgCMatrix` (other sparse matrices of package Matrix are taken
+#'   as the `dgCMatrix` they equal); chunked data from [chunked()] (then `y` is not
 #'   given: each chunk holds its response); or, for the formula method, a
 #'   formula.
 #' @param y Response: a numeric vector, a numeric matrix (several responses

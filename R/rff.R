@@ -20,7 +20,9 @@
 #' identical, the bandwidth is 1.
 #'
 #' @param x Training data (a numeric matrix, a numeric data frame or a
-#'   `Matrix::dgCMatrix`; rows are observations), chunked data ([chunked()]:
+#'   `Matrix::dgCMatrix`; other sparse matrices of package Matrix, such as
+#'   triplet, row-compressed or logical ones, are taken as the `dgCMatrix`
+#'   they equal; rows are observations), chunked data ([chunked()]:
 #'   the rescaling and clipping range from one pass over all chunks, as
 #'   futures under a future plan; the default `sigma` from up to 1000 rows of
 #'   chunk 1), or a single whole number, the input dimension `d`, when there

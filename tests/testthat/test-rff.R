@@ -87,6 +87,27 @@ test_that("sparse and dense inputs give the same features", {
   }
 })
 
+test_that("other sparse classes are taken as the dgCMatrix they equal", {
+  set.seed(15)
+  sparse <- Matrix::rsparsematrix(60, 8, 0.2)
+  y <- rnorm(60)
+  map <- rff(sparse, 32, sigma = 2, seed = 5)
+  fit <- krr_fit(sparse, y, map, lambda = 1, n_threads = 1)
+  others <- list(triplet = methods::as(sparse, "TsparseMatrix"),
+                 rows = methods::as(sparse, "RsparseMatrix"))
+  for (name in names(others)) {
+    other <- others[[name]]
+    expect_identical(rff(other, 32, sigma = 2, seed = 5), map, info = name)
+    expect_identical(predict(map, other), predict(map, sparse), info = name)
+    expect_identical(predict(fit, other), predict(fit, sparse), info = name)
+    expect_identical(coef(krr_fit(other, y, map, lambda = 1, n_threads = 1)), coef(fit), info = name)
+  }
+  # A logical (pattern of non-zeros) matrix is its 0 / 1 numbers.
+  pattern <- sparse != 0
+  expect_identical(predict(map, pattern), predict(map, (sparse != 0) * 1))
+  expect_error(rff(others$triplet[, 0], 10, sigma = 1), "`x` must have at least one row and one column")
+})
+
 test_that("sparse new rows are clipped as dense ones, their unstored zeros too", {
   set.seed(15)
   # column a never 0 in training: 0 lies outside its range and is clipped
