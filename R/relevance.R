@@ -14,7 +14,8 @@
 #'   order of the columns (all equal for a single bandwidth). Names are the
 #'   column names, or `x1`, `x2`, ... when the data had none.
 #' @seealso [krr_fit()]; `plot(fit, type = "relevance")` and `plot(map)` draw
-#'   them sorted.
+#'   them sorted, as a bar chart of the `top` largest (30 by default, say
+#'   `plot(map, top = 100)`; the title says when columns are left out).
 #' @export
 #' @examples
 #' set.seed(1)
@@ -71,9 +72,14 @@ plot.kitchen_map <- function(x, ...) {
 # plot(fit, type = "relevance"): the relevances as a sorted bar chart, the
 # `top` largest.
 plot_relevance <- function(fit, type, top = 30, ...) {
+  check_count(top, arg = "top")
   r <- sort(relevance(fit), decreasing = TRUE)
-  r <- utils::head(r, top)
-  graphics::barplot(rev(r), horiz = TRUE, las = 1, xlab = "relevance (1 / bandwidth)",
-                    main = "Relevance of the input columns", ...)
+  title <- if (length(r) > top) {
+    sprintf("Relevance of the input columns: the %d largest of %d", top, length(r))
+  } else {
+    "Relevance of the input columns"
+  }
+  graphics::barplot(rev(utils::head(r, top)), horiz = TRUE, las = 1,
+                    xlab = "relevance (1 / bandwidth)", main = title, ...)
   invisible(fit)
 }

@@ -146,6 +146,15 @@ test_that("sigma = 'ard' finds the relevant columns and fits better than one ban
   grDevices::pdf(file)
   expect_invisible(plot(ard, type = "relevance"))
   expect_identical(plot(ard$map), ard$map)  # a map draws its relevance too
+  # Many columns: the `top` largest, the title saying how many of all.
+  wide <- rff(matrix(runif(40 * 50), 40, 50), 16, sigma = seq(0.5, 3, length.out = 50), seed = 1)
+  grDevices::dev.control("enable")
+  plot(wide, top = 7)
+  shown <- unlist(lapply(grDevices::recordPlot()[[1]], function(op) {
+    Filter(is.character, unlist(op[[2]], recursive = TRUE))
+  }))
+  expect_true(any(grepl("the 7 largest of 50", shown, fixed = TRUE)))
+  expect_error(plot(wide, top = 0), "`top` must be a whole number")
   grDevices::dev.off()
   # The map is used as is afterwards; "auto" would scale one bandwidth.
   again <- krr_fit(x, y, ard$map, lambda = ard$lambda, n_threads = 1, verbose = FALSE)
