@@ -121,24 +121,38 @@ as_kernel <- function(kernel, sigma = NULL, ..., arg = rlang::caller_arg(kernel)
   kernel
 }
 
-# A kernel object that may have been built by hand or tampered with.
+# A kernel object that may have been built by hand or tampered with: the
+# message says which field is wrong.
 check_kernel <- function(kernel, arg = rlang::caller_arg(kernel),
                          call = rlang::caller_env()) {
-  if (!kernel_ok(kernel)) {
-    abort_arg("{.arg {arg}} must be a kernel name or an object made by {.fn kernel_gaussian}, {.fn kernel_laplacian}, {.fn kernel_cauchy} or {.fn kernel_matern}.",
+  problem <- kernel_problem(kernel)
+  if (!is.null(problem)) {
+    abort_arg(c("{.arg {arg}} must be a kernel name or an object made by {.fn kernel_gaussian}, {.fn kernel_laplacian}, {.fn kernel_cauchy} or {.fn kernel_matern}.",
+                x = "{problem}"),
               call = call)
   }
   invisible(kernel)
 }
 
-kernel_ok <- function(kernel) {
-  inherits(kernel, "kitchen_kernel") && is.list(kernel) &&
-    is.character(kernel$name) && length(kernel$name) == 1L &&
-    kernel$name %in% kernel_names() &&
-    is.numeric(kernel$sigma) && length(kernel$sigma) >= 1L &&
-    all(kernel$sigma > 0 & is.finite(kernel$sigma)) &&
-    (kernel$name != "matern" || (is.numeric(kernel$nu) && length(kernel$nu) == 1L &&
-                                   isTRUE(kernel$nu > 0) && is.finite(kernel$nu)))
+# What is wrong with a kernel object (plain text, for "{problem}"), or NULL.
+kernel_problem <- function(kernel) {
+  if (!inherits(kernel, "kitchen_kernel") || !is.list(kernel)) {
+    return(if (is.list(kernel)) "It is a list without the class kitchen_kernel." else
+      paste0("It is ", shown_value(kernel), "."))
+  }
+  name <- kernel$name
+  if (!is.character(name) || length(name) != 1L || !name %in% kernel_names()) {
+    return(paste0("Its name is ", shown_value(name), "."))
+  }
+  sigma <- kernel$sigma
+  if (!is.numeric(sigma) || length(sigma) < 1L || !all(sigma > 0 & is.finite(sigma))) {
+    return(paste0("Its sigma is ", shown_value(sigma), ", not positive numbers."))
+  }
+  nu <- kernel$nu
+  if (name == "matern" && !(is.numeric(nu) && length(nu) == 1L && isTRUE(nu > 0) && is.finite(nu))) {
+    return(paste0("Its nu is ", shown_value(nu), ", not a positive number."))
+  }
+  NULL
 }
 
 # A bandwidth: one positive number, or one per input column (its length is

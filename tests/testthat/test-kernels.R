@@ -59,21 +59,24 @@ test_that("check_kernel() refuses tampered objects", {
     k[[field]] <- value
     k
   }
+  # Each with what the message says is wrong.
   tampered <- list(
-    tamper(kernel_gaussian(), "sigma", -1),
-    tamper(kernel_gaussian(), "sigma", "a"),
-    tamper(kernel_gaussian(), "sigma", c(1, -2)),  # c(1, 2): one bandwidth per column
-    tamper(kernel_gaussian(), "sigma", numeric(0)),
-    tamper(kernel_gaussian(), "sigma", Inf),
-    tamper(kernel_gaussian(), "name", "foo"),
-    tamper(kernel_matern(), "nu", NULL),
-    tamper(kernel_matern(), "nu", 0),
-    unclass(kernel_laplacian()),
-    list(name = "gaussian", sigma = 1)
+    list(tamper(kernel_gaussian(), "sigma", -1), "Its sigma is -1"),
+    list(tamper(kernel_gaussian(), "sigma", "a"), "Its sigma is \"a\""),
+    list(tamper(kernel_gaussian(), "sigma", c(1, -2)), "Its sigma is 1 and -2"),  # c(1, 2): one per column
+    list(tamper(kernel_gaussian(), "sigma", numeric(0)), "Its sigma is an empty numeric vector"),
+    list(tamper(kernel_gaussian(), "sigma", Inf), "Its sigma is Inf"),
+    list(tamper(kernel_gaussian(), "name", "foo"), "Its name is \"foo\""),
+    list(tamper(kernel_matern(), "nu", NULL), "Its nu is NULL"),
+    list(tamper(kernel_matern(), "nu", 0), "Its nu is 0"),
+    list(unclass(kernel_laplacian()), "a list without the class kitchen_kernel"),
+    list(list(name = "gaussian", sigma = 1), "a list without the class kitchen_kernel")
   )
-  for (k in tampered) {
+  for (case in tampered) {
+    k <- case[[1]]
     expect_error(check_kernel(k), "must be a kernel name or an object", class = "kitchen_error_argument")
-    expect_error(kernel_matrix(diag(2), kernel = k), "`kernel`", class = "kitchen_error_argument")
+    expect_error(kernel_matrix(diag(2), kernel = k), case[[2]], fixed = TRUE,
+                 class = "kitchen_error_argument")
   }
 })
 
