@@ -28,7 +28,7 @@
 #'   orthonormal (and its own inverse).
 #' @inheritParams kitchen_threads
 #' @return A double vector or matrix of the same shape as `x`, with the same
-#'   names, dims and dimnames. Outputs beyond the largest double are `Inf`
+#'   attributes (names, dims and dimnames among them). Outputs beyond the largest double are `Inf`
 #'   or `-Inf`; finite input never gives NaN.
 #' @export
 #' @examples
