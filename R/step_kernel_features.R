@@ -55,6 +55,11 @@ step_kernel_features <- function(recipe, ..., role = "predictor", trained = FALS
                                  keep_original_cols = FALSE, object = NULL, columns = NULL,
                                  skip = FALSE, id = NULL) {
   rlang::check_installed("recipes", "for `step_kernel_features()`.")
+  terms <- rlang::enquos(...)
+  if ("n_features" %in% names(terms)) {
+    # (in `...` it would be taken as a column selector, with recipes' own error)
+    abort_arg("{.fn step_kernel_features} takes {.arg num_features} (tidymodels' naming), not {.arg n_features}.")
+  }
   map <- match_choice(map, c("rff", "fastfood"))
   # num_features and sigma may be tune() placeholders until prep().
   if (is.numeric(num_features)) num_features <- cos_sin_count(num_features)  # R/parsnip.R
@@ -64,7 +69,7 @@ step_kernel_features <- function(recipe, ..., role = "predictor", trained = FALS
     abort_arg("{.arg prefix} must be a single string, not {.obj_type_friendly {prefix}}.")
   }
   recipes::add_step(recipe, new_step_kernel_features(
-    terms = rlang::enquos(...), role = role, trained = trained, map = map,
+    terms = terms, role = role, trained = trained, map = map,
     num_features = num_features, sigma = sigma, kernel = kernel, seed = seed,
     prefix = prefix, keep_original_cols = keep_original_cols, object = object,
     columns = columns, skip = skip, id = id %||% recipes::rand_id("kernel_features")))

@@ -58,6 +58,8 @@ test_that("bad input is refused with errors naming what is wrong", {
   # when the step is made, naming its own argument
   expect_error(step_kernel_features(rec, Sepal.Length, num_features = 7.5),
                "`num_features` must be a whole number", class = "kitchen_error_argument")
+  expect_error(step_kernel_features(rec, Sepal.Length, n_features = 10), "takes `num_features`",
+               class = "kitchen_error_argument")
   expect_error(recipes::prep(step_kernel_features(rec, Sepal.Length, sigma = -1)), "sigma",
                class = "kitchen_error_argument")
   expect_error(recipes::prep(step_kernel_features(recipes::recipe(~ ., data = iris), Species)),
