@@ -282,8 +282,9 @@ data_column_ranges <- function(x) {
 }
 
 # Refuses the pitches and shifts of n_grids grids over d columns past
-# max_dense_entries, blaming the larger factor.
+# max_dense_entries, blaming the larger factor; d NULL: not known yet.
 check_grid_count <- function(d, n_grids, call = rlang::caller_env()) {
+  if (is.null(d)) return(invisible())
   check_map_size(2 * as.double(d) * n_grids,
                  paste("The pitches and shifts of", size_pair(d, n_grids), "(input columns x grids)"),
                  size_arg(d, n_grids, "n_grids"), call = call)
