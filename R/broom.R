@@ -17,7 +17,8 @@
 #'   was chosen: `lambda`, the effective degrees of freedom `df`, the `gcv`
 #'   score, the `cv` error with `lambda = "cv"`, and `chosen` marking the
 #'   fit's own. With several bandwidths, one row per bandwidth `sigma` and
-#'   lambda; by CV, their column `screen` holds the held-out error that
+#'   lambda; by CV, with a column `screen` instead of `df`, `gcv` and `cv`,
+#'   the held-out error that
 #'   ranked the bandwidths (of CV fold 1, or of a smaller map on all folds:
 #'   see `sigma` in the Details of [krr_fit()]), not the K-fold `cv` of
 #'   `glance()`;
@@ -29,7 +30,8 @@
 #'   `lambda`, the effective degrees of freedom `df`, the `gcv` score and
 #'   the `cv` error at that lambda (NA when not computed; for classes on
 #'   an [rbin()] map, the misclassification rate), the
-#'   training `rmse` (over all response or class columns) and, for
+#'   training `rmse` (over all response or class columns; with weights, the
+#'   weighted `sqrt(sum(w * r^2) / sum(w))`) and, for
 #'   classification, the training `accuracy`, and for `loss = "logistic"`
 #'   fits the training `log_loss` (NA otherwise).
 #' * `augment(x)` adds to the training data (`data`, or for formula fits

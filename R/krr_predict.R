@@ -18,7 +18,7 @@
 #'   probabilities (an n x K matrix whose rows sum to 1, the classes as
 #'   column names): those of the model for `loss = "logistic"` fits, and
 #'   for least-squares fits a multinomial logistic calibration of the
-#'   one-vs-rest scores (with more than 30 classes, each class's link on its
+#'   one-vs-rest scores (ridge penalty `1e-3` on its slopes; with more than 30 classes, each class's link on its
 #'   own score alone, "vector scaling": the full model's cost grows as the
 #'   fifth power of the number of classes), fitted at `krr_fit()` time on each training row's
 #'   score from the fold fit that did not see it (the CV folds, or 5

@@ -261,6 +261,22 @@ test_that("the lambda choice is the same from weights of 1e-100 to 1e100 (no abs
   }
 })
 
+test_that("the logistic loss's lambda choice does not depend on the weights' scale either", {
+  x <- as.matrix(iris[, 1:4])
+  w <- runif(150, 0.5, 2)
+  fit_at <- function(k) {
+    krr_fit(x, iris$Species, features = "rff", n_features = 50, seed = 1, loss = "logistic",
+            weights = w * k, n_threads = 1, verbose = FALSE)
+  }
+  one <- fit_at(1)
+  for (k in c(1e-30, 1e60)) {  # (1e-30 fell below an absolute floor of the grid)
+    f <- fit_at(k)
+    expect_equal(f$lambda / k, one$lambda, tolerance = 1e-10, info = k)
+    expect_equal(predict(f, x, type = "prob"), predict(one, x, type = "prob"), tolerance = 1e-8,
+                 info = k)
+  }
+})
+
 test_that("no lambda candidate: the hint fits what was asked", {
   err <- function(code) conditionMessage(tryCatch(code, error = identity))
   expect_match(err(kitchen:::abort_no_lambda(c(1, 2), TRUE)), "give larger ones")
