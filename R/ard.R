@@ -300,7 +300,15 @@ leading_chunk_rows <- function(map, data, n_rows, purpose, call = rlang::caller_
     rows <- rows + nrow(x)
   }
   if (rows == 0) abort_arg("{.arg x} has no chunks {purpose}.", call = call)
-  y <- if (is.factor(ys[[1]])) unlist(ys) else do.call(rbind, lapply(ys, as.matrix))
+  # class labels as a factor (character labels, as a file's column, too:
+  # their levels sorted, as class_levels() orders them)
+  y <- if (is.factor(ys[[1]])) {
+    unlist(ys)
+  } else if (is.character(ys[[1]])) {
+    factor(unlist(ys))
+  } else {
+    do.call(rbind, lapply(ys, as.matrix))
+  }
   weights <- unlist(ws)
   y <- with_chunk(data, 1, "holds bad data", call = call, krr_response(y, rows, weights)$y)
   list(x = do.call(rbind, xs), y = y / response_scale(y), weights = weights)

@@ -313,7 +313,7 @@ read_chunk_file <- function(data, path) {
 # doubles.
 chunk_from_frame <- function(frame, x, y, weights, what = "file") {
   absent <- setdiff(c(x, y, weights), names(frame))
-  if (length(absent)) abort_arg("The {what} lacks column{?s} {.val {absent}}.")
+  if (length(absent)) abort_arg("The {what} lacks {cli::qty(length(absent))}column{?s} {.val {absent}}.")
   wide <- vapply(frame, inherits, TRUE, "integer64")
   frame[wide] <- lapply(frame[wide], as.double)
   if (is.null(x)) x <- setdiff(names(frame), c(y, weights))

@@ -467,15 +467,19 @@ print.summary.kitchen_krr <- function(x, ...) {
               format(max(fit$solver$residual), digits = 2), fit$solver$tol,
               if (all(fit$solver$converged)) "" else ", NOT converged"),
     "time (s)" = if (is.null(fit$solver) && !inherits(fit$map, "kitchen_rbin")) {
-      sprintf("features + %s %.2f, solve %.2f", if (isTRUE(fit[["dual"]])) "ZZ'" else "Z'Z",
-              fit$time[[1]], fit$time[[2]])
+      sprintf("features + %s %s, solve %s", if (isTRUE(fit[["dual"]])) "ZZ'" else "Z'Z",
+              seconds(fit$time[[1]]), seconds(fit$time[[2]]))
     } else if (inherits(fit$map, "kitchen_nystrom")) {
-      sprintf("solve %.2f (kernel values streamed in each iteration)", fit$time[[2]])
+      sprintf("solve %s (kernel values streamed in each iteration)", seconds(fit$time[[2]]))
     } else {
-      sprintf("bin columns %.2f, solve %.2f", fit$time[[1]], fit$time[[2]])
+      sprintf("bin columns %s, solve %s", seconds(fit$time[[1]]), seconds(fit$time[[2]]))
     }))
   invisible(x)
 }
+
+# Seconds to two decimals, with the session's decimal mark (as the other
+# numbers summary() prints).
+seconds <- function(x) formatC(x, format = "f", digits = 2, decimal.mark = getOption("OutDec"))
 
 #' @export
 coef.kitchen_krr <- function(object, ...) {

@@ -181,9 +181,14 @@ known_columns <- function(x) {
 # many: `x` when its columns (d) are the larger factor (`rff(1e9, 10)`, a
 # dimension given as `x`), else `count_arg`; with the two sizes, for the message.
 size_arg <- function(d, count, count_arg) if (d > count) "x" else count_arg
-size_pair <- function(d, count) {
-  paste(format(d, big.mark = ",", scientific = FALSE), "x",
-        format(count, big.mark = ",", scientific = FALSE))
+size_pair <- function(d, count) paste(format_count(d), "x", format_count(count))
+
+# A count with its thousands marked: "181,110", or "181.110" when numbers
+# are written with a decimal comma (options(OutDec = ",")), where a comma
+# would read as one and format() warns.
+format_count <- function(x) {
+  format(x, big.mark = if (identical(getOption("OutDec"), ",")) "." else ",", scientific = FALSE,
+         trim = TRUE)
 }
 
 # A map whose class was edited to lose its kind: say so, instead of "no

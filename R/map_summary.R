@@ -41,8 +41,8 @@ summary.kitchen_map <- function(object, ...) {
   bins <- if (inherits(object, "kitchen_rbin") && is.null(object$n_buckets)) object$n_bins
   if (!is.null(bins)) {
     fields <- c(fields, "bins per grid" = sprintf("%s to %s (median %s)",
-      format(min(bins), big.mark = ","), format(max(bins), big.mark = ","),
-      format(stats::median(bins), big.mark = ",")))
+      format_count(min(bins)), format_count(max(bins)),
+      format_count(stats::median(bins))))
   }
   structure(list(title = description$title, fields = fields, columns = map_columns(object),
                  bins_per_grid = bins),

@@ -222,11 +222,11 @@ rbin_columns <- function(map, x, backend, arg = "newdata", call = rlang::caller_
 # The title and fields print() and summary() show (map_description()).
 rbin_description <- function(x) {
   columns <- if (is.null(x$n_buckets)) {
-    sprintf("%s occupied bins (%s per grid on average)", format(x$n_features, big.mark = ","),
-            format(round(x$n_features / x$n_grids), big.mark = ","))
+    sprintf("%s occupied bins (%s per grid on average)", format_count(x$n_features),
+            format_count(round(x$n_features / x$n_grids)))
   } else {
-    sprintf("%s (%s hashed buckets per grid)", format(x$n_features, big.mark = ","),
-            format(x$n_buckets, big.mark = ","))
+    sprintf("%s (%s hashed buckets per grid)", format_count(x$n_features),
+            format_count(x$n_buckets))
   }
   list(title = "kitchen random binning features",
        fields = c(
@@ -243,7 +243,7 @@ rbin_description <- function(x) {
 check_column_count <- function(count, what, hint = NULL, call = rlang::caller_env()) {
   if (count > .Machine$integer.max) {
     abort_arg(c(paste0(what, " must be at most ", .Machine$integer.max, ", not ",
-                       format(count, big.mark = ",", scientific = FALSE), "."),
+                       format_count(count), "."),
                 i = hint), call = call)
   }
 }

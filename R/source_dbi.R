@@ -224,15 +224,14 @@ db_source_for_worker <- function(data) {
 db_chunk_where <- function(data, i) {
   if (length(data$source) > 1) return(sprintf(" (query %d)", i))
   first <- (i - 1) * data$chunk_size + 1
-  sprintf(" (rows %s to %s of the query)", format(first, big.mark = ",", scientific = FALSE),
-          format(first + data$chunk_size - 1, big.mark = ",", scientific = FALSE))
+  sprintf(" (rows %s to %s of the query)", format_count(first),
+          format_count(first + data$chunk_size - 1))
 }
 
 db_print_fields <- function(data) {
   queries <- length(data$source)
   c(source = if (queries > 1) sprintf("%d database queries, one chunk each", queries) else
-      sprintf("database query, %s rows a chunk", format(data$chunk_size, big.mark = ",",
-                                                        scientific = FALSE)),
+      sprintf("database query, %s rows a chunk", format_count(data$chunk_size)),
     query = if (queries == 1) db_query_label(data$source),
     connection = if (!is.null(data$conn)) class(data$conn)[[1]] else
       "made by a function (one per pass, one per future)",

@@ -171,7 +171,7 @@ parquet_print_fields <- function(data) {
   chunks <- nrow(data$row_groups)
   c(source = sprintf("%d Parquet file%s (%s%s), %s rows", n, if (n == 1) "" else "s",
                      basename(data$source[[1]]), if (n > 1) ", ..." else "",
-                     format(attr(data$row_groups, "rows"), big.mark = ",", scientific = FALSE)),
+                     format_count(attr(data$row_groups, "rows"))),
     reader = sprintf("%s, %d chunk%s (%s)", data$reader, chunks, if (chunks == 1) "" else "s",
                      if (data$reader == "arrow") "one a row group" else "one a file"),
     response = if (is.null(data$y)) "none" else sprintf("column \"%s\"", data$y),

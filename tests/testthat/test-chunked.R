@@ -82,6 +82,14 @@ test_that("chunked classification equals the in-memory fit, factor or character 
   memory_late <- krr_fit(toy$x[rows, ], factor(as.character(toy$cls[rows])), map,
                          lambda = 0.1, n_threads = 1)
   expect_equal(fit_late$coefficients, memory_late$coefficients, tolerance = 1e-10)
+
+  # A CSV's character labels with the map built by krr_fit(), its bandwidth
+  # chosen from the leading rows (these refused a character response).
+  by_name <- krr_fit(csv, n_features = 16, lambda = 0.1, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_identical(by_name$response$levels, c("a", "b", "c"))
+  expect_error(krr_fit(chunked(write_chunks(toy, "csv", "cls"), x = c("a", "q", "r"), y = "resp"),
+                       map, lambda = 0.1, n_threads = 1, verbose = FALSE),
+               "lacks columns")
 })
 
 test_that("lambda = 'cv' assigns whole chunks to folds", {

@@ -177,3 +177,23 @@ test_that("least-squares classifiers: held-out misclassification, weighted train
   expect_match(capture.output(print(from_chunks)),
                sprintf("weights *: given with the chunks, sum %d", sum(w + 1)), all = FALSE)
 })
+
+test_that("counts print without a clash when numbers use a decimal comma", {
+  # format(big.mark = ",") warned with options(OutDec = ","), and "181,110
+  # bins" read as a decimal next to "sigma = 0,3".
+  set.seed(3)
+  x <- matrix(runif(3000 * 2), 3000, 2)
+  map <- rbin(x, 40, sigma = 0.02, seed = 1)
+  expect_gt(map$n_features, 1000)
+  old <- options(OutDec = ",", warn = 2)
+  on.exit(options(old))
+  shown <- capture.output(print(map), summary(map))
+  expect_true(any(grepl("^  features +: [0-9]+\\.[0-9]{3} occupied bins", shown)))
+  fit <- krr_fit(x, x[, 1], map, lambda = 0.1, n_threads = 1)
+  expect_match(grep("time \\(s\\)", capture.output(summary(fit)), value = TRUE),
+               "bin columns [0-9]+,[0-9]{2}, solve [0-9]+,[0-9]{2}")
+  expect_error(rff(matrix(0, 2, 60000), 2e5), "The 60\\.000 x 100\\.000 frequencies",
+               class = "kitchen_error_argument")
+  options(OutDec = ".")
+  expect_output(print(map), "[0-9]+,[0-9]{3} occupied bins")
+})
