@@ -14,6 +14,15 @@
 #' and `RCPP_PARALLEL_NUM_THREADS` are not used: kitchen runs its own
 #' parallel loops, so set its threads with the settings above.
 #'
+#' In parallel workers of your own (`future` plans, [parallel::mclapply()],
+#' PSOCK clusters) the default is still every core, so two workers on two
+#' cores run four threads: set `options(kitchen.threads = 1)` in each, or
+#' pass `n_threads = 1` (kitchen's own chunk engine does so for its
+#' workers). A process forked from one that has already run kitchen's
+#' threads (`mclapply()`, `plan(multicore)`) runs on one thread whatever
+#' the setting: the thread pool does not survive a fork. Results are the
+#' same either way.
+#'
 #' @param n_threads Number of threads: a whole number >= 1, or `NULL` for the
 #'   default (see [kitchen_threads()]). Results do not depend on it.
 #' @return The number of threads that would be used, an integer.

@@ -211,6 +211,10 @@ update.kitchen_krr <- function(object, formula., ..., evaluate = TRUE) {
   extras <- match.call(expand.dots = FALSE)$...
   for (name in names(extras)) call[[name]] <- extras[[name]]
   if (!evaluate) return(call)
+  # The call is stored as krr_fit(...) (as printed); evaluated as
+  # kitchen::krr_fit(), it works where kitchen is loaded but not attached
+  # (code that imports it, PSOCK and callr workers).
+  if (identical(call[[1L]], as.name("krr_fit"))) call[[1L]] <- quote(kitchen::krr_fit)
   eval(call, parent.frame())
 }
 

@@ -36,3 +36,18 @@ test_that("every method of a kitchen class is registered, not only found from th
   expect_true("plot.kitchen_map" %in% methods)
   expect_setequal(intersect(methods, registered), methods)
 })
+
+test_that("update() refits where kitchen is loaded but not attached", {
+  skip_on_os("windows")  # system2() ignores env there: the child could load another kitchen
+  # update() evaluated the stored krr_fit(...) call, a function not found
+  # without library(kitchen) (code importing kitchen, PSOCK and callr workers).
+  code <- paste(
+    "f <- kitchen::krr_fit(mpg ~ wt + hp, mtcars, n_features = 20, seed = 1, n_threads = 1)",
+    "g <- update(f, lambda = 1)",
+    "h <- update(f, . ~ wt)",
+    "cat(g$lambda, h$map$d, 'kitchen' %in% .packages(), deparse(g$call[[1]]))",
+    sep = "; ")
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE,
+                 env = paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = .Platform$path.sep))))
+  expect_equal(out, "1 1 FALSE krr_fit")
+})
