@@ -4,18 +4,14 @@
 
 test_that("library(kitchen) leaves Matrix unloaded until rbin features need it", {
   skip_on_os("windows")  # system2() ignores env there: the child could load another kitchen
-  code <- paste(
+  out <- child_output(
     "library(kitchen)",
     "cat(isNamespaceLoaded('Matrix'), '')",
     "y <- fwht(matrix(1, 4, 2)); m <- rff(2, 8, sigma = 1, seed = 1); z <- predict(m, diag(2))",
     "cat(isNamespaceLoaded('Matrix'), '')",
     "map <- rbin(matrix(c(0.1, 0.5, 0.9, 0.3), 2), n_grids = 3, seed = 1)",
     "z <- predict(map, matrix(c(0.1, 0.5, 0.9, 0.3), 2))",
-    "cat(isNamespaceLoaded('Matrix'), class(z), format(sum(z^2)))",
-    sep = "; ")
-  out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE,
-                 # the child must find the kitchen being tested (under R CMD check, in its own library)
-                 env = paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = .Platform$path.sep))))
+    "cat(isNamespaceLoaded('Matrix'), class(z), format(sum(z^2)))")
   # Each row of rbin features has one entry 1/sqrt(n_grids) per grid: squares sum to the rows.
   expect_equal(out, "FALSE FALSE TRUE dgCMatrix 2")
 })
@@ -41,13 +37,10 @@ test_that("update() refits where kitchen is loaded but not attached", {
   skip_on_os("windows")  # system2() ignores env there: the child could load another kitchen
   # update() evaluated the stored krr_fit(...) call, a function not found
   # without library(kitchen) (code importing kitchen, PSOCK and callr workers).
-  code <- paste(
+  out <- child_output(
     "f <- kitchen::krr_fit(mpg ~ wt + hp, mtcars, n_features = 20, seed = 1, n_threads = 1)",
     "g <- update(f, lambda = 1)",
     "h <- update(f, . ~ wt)",
-    "cat(g$lambda, h$map$d, 'kitchen' %in% .packages(), deparse(g$call[[1]]))",
-    sep = "; ")
-  out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE,
-                 env = paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = .Platform$path.sep))))
+    "cat(g$lambda, h$map$d, 'kitchen' %in% .packages(), deparse(g$call[[1]]))")
   expect_equal(out, "1 1 FALSE krr_fit")
 })

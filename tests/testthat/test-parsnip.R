@@ -152,15 +152,12 @@ test_that("warnings of a parsnip fit show a short call, not the data", {
 test_that("the model is registered when parsnip loads after kitchen, without kernel_ridge()", {
   skip_if_not_installed("parsnip")
   skip_on_os("windows")  # system2() ignores env there: the child could load another kitchen
-  code <- paste(
+  out <- child_output(
     "library(kitchen)",
     "cat(isNamespaceLoaded('parsnip'), '')",
     "invisible(loadNamespace('parsnip'))",
     "cat('kernel_ridge' %in% parsnip::get_model_env()$models, '')",
-    "cat(parsnip::show_engines('kernel_ridge')$mode)",
-    sep = "; ")
-  out <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)), stdout = TRUE,
-                 env = paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = .Platform$path.sep))))
+    "cat(parsnip::show_engines('kernel_ridge')$mode)")
   expect_equal(out, "FALSE TRUE regression classification")
 })
 
