@@ -77,6 +77,10 @@ fit_workspace_hold_cpp <- function(hold) {
     invisible(.Call(`_kitchen_fit_workspace_hold_cpp`, hold))
 }
 
+fit_workspace_recycle_cpp <- function(gram) {
+    invisible(.Call(`_kitchen_fit_workspace_recycle_cpp`, gram))
+}
+
 fit_pass_cpp <- function(map, k, n_sets, settings) {
     .Call(`_kitchen_fit_pass_cpp`, map, k, n_sets, settings)
 }
@@ -91,6 +95,10 @@ fit_pass_sums_cpp <- function(pointer) {
 
 gram_combine_cpp <- function(a, b, sign, n_threads) {
     .Call(`_kitchen_gram_combine_cpp`, a, b, sign, n_threads)
+}
+
+gram_add_in_place_cpp <- function(a, b, n_threads) {
+    .Call(`_kitchen_gram_add_in_place_cpp`, a, b, n_threads)
 }
 
 gram_sum_cpp <- function(grams, n_threads) {

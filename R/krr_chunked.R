@@ -129,6 +129,7 @@ chunk_fold <- function(i, n_folds) (i - 1) %% n_folds + 1
 # compare.
 chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, call,
                                first_pass = new.env()) {
+  hold_fit_workspace()  # block buffers and a spare Z'Z kept from chunk to chunk
   acc <- NULL
   response <- NULL
   col_names <- NULL
@@ -282,9 +283,9 @@ add_partial <- function(acc, map, stats, y_scale, columns, k, n_folds, fold, y_s
     stats$yy <- yy
   }
   if (is.null(fold)) {
-    acc$total <- sum_statistics(acc$total, stats)
+    acc$total <- add_statistics(acc$total, stats)
   } else {
-    acc$per_fold[[fold]] <- sum_statistics(acc$per_fold[[fold]], stats)
+    acc$per_fold[[fold]] <- add_statistics(acc$per_fold[[fold]], stats)
   }
   acc
 }

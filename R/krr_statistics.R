@@ -105,6 +105,18 @@ add_response_sums <- function(stats, y, w = NULL) {
   stats
 }
 
+# a + b, field by field, for running sums a that own their Gram matrix (the
+# fit pass made it, or it was b's): the Gram part is added in place, and b's
+# is then handed to the block loop, whose next pass of the same size fills
+# it again instead of a fresh D x D matrix (R/fit_blocks.R): b must not be
+# read afterwards. An empty a (no Gram matrix yet) takes b's.
+add_statistics <- function(a, b) {
+  if (is.null(a$gram)) return(sum_statistics(a, b))
+  gram_add_in_place_cpp(a$gram, b$gram, 1L)  # interruptible
+  fit_workspace_recycle_cpp(b$gram)
+  c(list(gram = a$gram), sum_statistics(a, b, gram = FALSE))
+}
+
 # a + sign * b, field by field; the D x D Gram part in C++ (interruptible:
 # at D = 12,000 it is a 1.15 GB pass), or left out. An empty a (no Gram
 # matrix yet) plus b is b.

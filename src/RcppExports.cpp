@@ -277,6 +277,15 @@ BEGIN_RCPP
     return R_NilValue;
 END_RCPP
 }
+// fit_workspace_recycle_cpp
+void fit_workspace_recycle_cpp(SEXP gram);
+RcppExport SEXP _kitchen_fit_workspace_recycle_cpp(SEXP gramSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type gram(gramSEXP);
+    fit_workspace_recycle_cpp(gram);
+    return R_NilValue;
+END_RCPP
+}
 // fit_pass_cpp
 SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings);
 RcppExport SEXP _kitchen_fit_pass_cpp(SEXP mapSEXP, SEXP kSEXP, SEXP n_setsSEXP, SEXP settingsSEXP) {
@@ -325,6 +334,18 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type sign(signSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     rcpp_result_gen = Rcpp::wrap(gram_combine_cpp(a, b, sign, n_threads));
+    return rcpp_result_gen;
+END_RCPP
+}
+// gram_add_in_place_cpp
+SEXP gram_add_in_place_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, int n_threads);
+RcppExport SEXP _kitchen_gram_add_in_place_cpp(SEXP aSEXP, SEXP bSEXP, SEXP n_threadsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    rcpp_result_gen = Rcpp::wrap(gram_add_in_place_cpp(a, b, n_threads));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -867,10 +888,12 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fit_workspace_hold_cpp", (DL_FUNC) &_kitchen_fit_workspace_hold_cpp, 1},
+    {"_kitchen_fit_workspace_recycle_cpp", (DL_FUNC) &_kitchen_fit_workspace_recycle_cpp, 1},
     {"_kitchen_fit_pass_cpp", (DL_FUNC) &_kitchen_fit_pass_cpp, 4},
     {"_kitchen_fit_block_cpp", (DL_FUNC) &_kitchen_fit_block_cpp, 6},
     {"_kitchen_fit_pass_sums_cpp", (DL_FUNC) &_kitchen_fit_pass_sums_cpp, 1},
     {"_kitchen_gram_combine_cpp", (DL_FUNC) &_kitchen_gram_combine_cpp, 4},
+    {"_kitchen_gram_add_in_place_cpp", (DL_FUNC) &_kitchen_gram_add_in_place_cpp, 3},
     {"_kitchen_gram_sum_cpp", (DL_FUNC) &_kitchen_gram_sum_cpp, 2},
     {"_kitchen_gram_quadratic_forms_cpp", (DL_FUNC) &_kitchen_gram_quadratic_forms_cpp, 3},
     {"_kitchen_fold_quadratic_forms_cpp", (DL_FUNC) &_kitchen_fold_quadratic_forms_cpp, 4},

@@ -25,6 +25,7 @@
 #include "simd_name.h"
 
 SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
+void gram_zero_interruptible(SEXP out, std::size_t dim, int n_threads);    // gram_finish.cpp
 
 #ifndef FCONE
 #define FCONE
@@ -56,9 +57,14 @@ class grow_buffer {
 
 // Buffers reused by every block of every pass (and every chunk) while a fit
 // holds them (fit_workspace_hold_cpp): features, one fold's rows of them,
-// the block's rows of x, and the small products. R's main thread only.
+// the block's rows of x, and the small products; and a spare D x D matrix
+// (a chunk's Z'Z once added to the running sums, fit_workspace_recycle_cpp)
+// that the next pass zeroes and fills instead of a fresh one: at D = 4096 a
+// fresh 128 MB matrix per chunk cost more than the chunk's arithmetic (the
+// first touch of its pages). R's main thread only.
 struct fit_workspace {
   grow_buffer features, fold_features, x_rows, y_rows, root_rows, product;
+  SEXP spare = R_NilValue;  // preserved while held
   int holders = 0;
   void release() {
     features.release();
@@ -67,6 +73,20 @@ struct fit_workspace {
     y_rows.release();
     root_rows.release();
     product.release();
+    keep_spare(R_NilValue);
+  }
+  void keep_spare(SEXP gram) {
+    if (spare != R_NilValue) R_ReleaseObject(spare);
+    spare = gram;
+    if (spare != R_NilValue) R_PreserveObject(spare);
+  }
+  // The spare matrix if it is dim x dim (then no longer the spare), or NULL.
+  SEXP take_spare(std::size_t dim) {
+    if (spare == R_NilValue || static_cast<std::size_t>(Rf_nrows(spare)) != dim) return R_NilValue;
+    SEXP out = spare;
+    R_ReleaseObject(spare);  // the caller protects it before allocating
+    spare = R_NilValue;
+    return out;
   }
 };
 
@@ -163,6 +183,20 @@ void fit_workspace_hold_cpp(bool hold) {
   }
 }
 
+// Gives `gram` (a square double matrix that nothing will read again: a
+// chunk's Z'Z once added to the running sums) to the block loop, whose next
+// pass of the same size overwrites it with its own sums. Kept only while
+// the workspace is held.
+// [[Rcpp::export(rng = false)]]
+void fit_workspace_recycle_cpp(SEXP gram) {
+  fit_workspace& w = workspace();
+  if (w.holders == 0 || TYPEOF(gram) != REALSXP || !Rf_isMatrix(gram) ||
+      Rf_nrows(gram) != Rf_ncols(gram)) {
+    return;
+  }
+  w.keep_spare(gram);
+}
+
 // A pass over rows for `map` (an rff() or fastfood() object, checked here
 // once; for a nystrom() map, fit_block_cpp() takes the block's features),
 // k response columns and n_sets sets of sums (one per fold, or one),
@@ -209,8 +243,15 @@ SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings) {
   for (int s = 0; s < n_sets; ++s) {
     Rcpp::Shield<SEXP> set(Rf_allocVector(VECSXP, 3));
     // Z'Z's zeros by blocks between interrupt checks: five folds' 1.15 GB
-    // matrices at D = 12,000 take seconds to touch for the first time.
-    SET_VECTOR_ELT(set, 0, gram_copy_interruptible(R_NilValue, dim, pass->n_threads));
+    // matrices at D = 12,000 take seconds to touch for the first time; a
+    // spare matrix already touched is only overwritten.
+    SEXP spare = workspace().take_spare(dim);
+    if (spare != R_NilValue) {
+      SET_VECTOR_ELT(set, 0, spare);
+      gram_zero_interruptible(spare, dim, pass->n_threads);
+    } else {
+      SET_VECTOR_ELT(set, 0, gram_copy_interruptible(R_NilValue, dim, pass->n_threads));
+    }
     SET_VECTOR_ELT(set, 1, Rf_allocMatrix(REALSXP, static_cast<int>(dim), k));
     SET_VECTOR_ELT(set, 2, Rf_allocVector(REALSXP, static_cast<R_xlen_t>(dim)));
     for (int e = 1; e < 3; ++e) {

@@ -56,6 +56,16 @@ SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads) {
   return out;
 }
 
+// Zeros into an existing dim x dim matrix `out`, by the same blocks.
+void gram_zero_interruptible(SEXP out, std::size_t dim, int n_threads) {
+  double* res = REAL(out);
+  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim),
+                                    dim * kitchen::gram_finish_block, n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    for (std::size_t u = begin; u < end; ++u) kitchen::gram_copy(nullptr, dim, u, res);
+  });
+}
+
 // gram - n * tcrossprod(zbar) for a symmetric gram (a new matrix).
 // [[Rcpp::export(rng = false)]]
 SEXP gram_center_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericVector zbar, double n,

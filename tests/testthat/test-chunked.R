@@ -323,3 +323,27 @@ test_that("a list of data frames is a source, with its columns named as for file
                "lacks column")
   expect_error(chunked(parts, reader = readRDS), "only for file paths")
 })
+
+test_that("many chunks of unequal size, folds and weights give the in-memory fit", {
+  # From the (folds + 1)-th chunk on, each chunk's Z'Z is added in place and
+  # its matrix reused by the next chunk (R/krr_statistics.R add_statistics()).
+  set.seed(9)
+  n <- 900
+  x <- matrix(runif(n * 3, -2, 2), n, 3)
+  y <- sin(2 * x[, 1]) + x[, 2] / 2 + rnorm(n, sd = 0.1)
+  w <- runif(n, 0.5, 2)
+  split <- rep(1:9, c(50, 150, 80, 120, 100, 90, 110, 130, 70))
+  chunks <- lapply(1:9, function(i) list(x = x[split == i, ], y = y[split == i], weights = w[split == i]))
+  map <- rff(x, 40, sigma = 1, seed = 3)
+  for (lambda in list(0.05, "gcv")) {
+    fit <- krr_fit(chunked(chunks), map, lambda = lambda, n_threads = 1, verbose = FALSE)
+    memory <- krr_fit(x, y, map, lambda = lambda, weights = w, n_threads = 1)
+    expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
+    expect_identical(fit$lambda, memory$lambda)
+  }
+  fit <- krr_fit(chunked(chunks), map, lambda = "cv", n_folds = 3, n_threads = 1, verbose = FALSE)
+  memory <- krr_fit(x, y, map, lambda = "cv", weights = w, folds = (split - 1) %% 3 + 1,
+                    n_threads = 1)
+  expect_equal(fit$path, memory$path, tolerance = 1e-10)
+  expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
+})

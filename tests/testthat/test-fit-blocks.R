@@ -81,3 +81,29 @@ test_that("misuse of the block loop is an error, not a crash", {
   expect_error(kitchen:::fit_block_cpp(pass, x, 1:2, y[1:2, , drop = FALSE], NULL, NULL),
                "finished")
 })
+
+test_that("a recycled Z'Z is overwritten by the next pass, not added to", {
+  set.seed(6)
+  x <- matrix(rnorm(50 * 3), 50, 3)
+  y <- matrix(rnorm(50))
+  map <- rff(x, 16, sigma = 1, seed = 1)
+  z <- predict(map, x, n_threads = 1L)
+  reference <- pass_sums(map, x, y, list(1:50))[[1]][[1]]
+  local({
+    kitchen:::fit_workspace_hold_cpp(TRUE)
+    on.exit(kitchen:::fit_workspace_hold_cpp(FALSE))
+    spare <- matrix(7, 16, 16)
+    kitchen:::fit_workspace_recycle_cpp(spare)
+    sums <- pass_sums(map, x, y, list(1:50))[[1]]
+    expect_identical(upper(sums[[1]]), upper(reference))
+    expect_equal(upper(sums[[1]]), upper(crossprod(z)), tolerance = 1e-12)
+    # a matrix of another size stays unused (the pass makes its own)
+    kitchen:::fit_workspace_recycle_cpp(matrix(7, 8, 8))
+    expect_identical(upper(pass_sums(map, x, y, list(1:50))[[1]][[1]]), upper(reference))
+  })
+  # without a holder nothing is kept: the caller's matrix is never touched
+  mine <- matrix(7, 16, 16)
+  kitchen:::fit_workspace_recycle_cpp(mine)
+  pass_sums(map, x, y, list(1:50))
+  expect_identical(mine, matrix(7, 16, 16))
+})
