@@ -19,7 +19,8 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
     folds <- calibration_folds(nrow(x))
     stats <- krr_statistics(map, x, coded, block_size, backend, FALSE, folds, weights)
   }
-  fold_fits <- fold_ridge_fits(stats, lambda, backend)
+  tick <- progress_ticker(backend, "Calibrating class probabilities", 2 * length(stats$folds))
+  fold_fits <- fold_ridge_fits(stats, lambda, backend, tick)
   # Fold by fold, so that each block of features is scored by one fit
   # (splitting every block's features by fold copied them: the whole fit
   # took 5-8% longer at n = 1e5, d = 64, D = 512, two classes).
@@ -32,6 +33,7 @@ class_calibration <- function(map, x, coded, weights, stats, folds, lambda, bloc
       scores[rows, ] <- dense_product(z, fold_fits[[k]]$coefficients, backend) +
         rep(fold_fits[[k]]$intercept, each = length(rows))
     }
+    tick()
   }
   calibration_of_scores(scores, coded, weights, backend)
 }
@@ -90,10 +92,15 @@ scores_calibration <- function(scores, labels, weights, backend) {
 }
 
 # The ridge fits at `lambda` of the rows outside each fold of `stats`, in
-# memory (class_calibration()) and for chunked data (R/chunked_calibration.R).
-fold_ridge_fits <- function(stats, lambda, backend) {
+# memory (class_calibration()) and for chunked data (R/chunked_calibration.R);
+# `tick()` after each (progress_ticker()).
+fold_ridge_fits <- function(stats, lambda, backend, tick = function() NULL) {
   constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
-  lapply(stats$folds, function(held_out) fold_ridge_fit(stats, held_out, lambda, backend, constant))
+  lapply(stats$folds, function(held_out) {
+    fit <- fold_ridge_fit(stats, held_out, lambda, backend, constant)
+    tick()
+    fit
+  })
 }
 
 # The ridge fit at `lambda` of the rows outside the CV fold `held_out`: its

@@ -423,7 +423,11 @@
 #'   (automatic relevance determination; any map, see Details and
 #'   [relevance()]).
 #' @inheritParams kitchen_threads
-#' @param verbose Show a progress bar while the data are read.
+#' @param verbose Show progress bars while the data are read, and over the
+#'   long steps between passes: the bandwidth candidates, the CV folds and
+#'   the calibration's fold fits. cli draws a bar only once it has run for
+#'   two seconds (`options(cli.progress_show_after)`), so quick fits show
+#'   none.
 #' @param block_size Rows featurised at a time; memory use is about
 #'   `block_size * n_features * 8` bytes. Results do not depend on it beyond
 #'   rounding.
@@ -508,7 +512,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   if (!is.null(tol)) check_positive(tol)
   check_count(max_iter)
   solver <- match_choice(solver, krr_solvers)
-  backend <- backend_settings(n_threads)  # resolved once, passed down
+  backend <- with_progress(backend_settings(n_threads), verbose)  # resolved once, passed down
   if (!is.null(folds) && !missing(n_folds)) {
     cli::cli_warn("{.arg n_folds} is not used: {.arg folds} gives the folds.")
   }

@@ -39,15 +39,20 @@ bandwidth_finalists <- 2L
 krr_bandwidth_search <- function(map, sigmas, lambda, pass, backend, primal = TRUE) {
   hold_fit_workspace()  # the block buffers serve every pass and chunk
   read <- 0
+  proxy <- if (length(sigmas) > bandwidth_finalists && identical(lambda, "cv") && primal) {
+    bandwidth_proxy(map)
+  }
+  n_passes <- length(sigmas) + if (!is.null(proxy)) bandwidth_finalists else 0
+  tick <- progress_ticker(backend, "Choosing the bandwidth", if (length(sigmas) > 1) n_passes else 0)
   run_pass <- function(s, base = map) {
     candidate <- if (is.null(s)) base else rescale_bandwidth(base, s)
     begin <- proc.time()[["elapsed"]]
     stats <- pass(candidate)
     read <<- read + proc.time()[["elapsed"]] - begin
+    tick()
     list(map = candidate, stats = stats)
   }
   if (length(sigmas) > 1 && identical(lambda, "cv")) {
-    proxy <- if (primal && length(sigmas) > bandwidth_finalists) bandwidth_proxy(map)
     if (!is.null(proxy)) {
       return(proxy_bandwidth_search(sigmas, proxy, run_pass, backend, function() read))
     }

@@ -20,7 +20,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
                   i = "Give each chunk a {.field weights} element, or name the column with {.code chunked(paths, weights = )}."))
     }
   }
-  backend <- backend_settings(n_threads)  # this process's; the chunks' in `engine`
+  backend <- with_progress(backend_settings(n_threads), verbose)  # this process's; the chunks' in `engine`
   given_seed <- if (is.character(features)) list(...)$seed  # the user's, as in memory
   map_args <- map_seed_drawn(features, list(...))
   map <- chunked_map(features, x, map_args)

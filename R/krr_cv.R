@@ -62,6 +62,7 @@ cv_path <- function(stats, lambdas, backend, screened = NULL) {
 fold_sse <- function(stats, lambdas, backend, which, sse = numeric(length(lambdas))) {
   if (is_dual_statistics(stats)) return(dual_fold_sse(stats, lambdas, which, sse))  # R/krr_dual.R
   band <- use_band_reduction(ncol(stats$gram))
+  tick <- progress_ticker(backend, "Cross-validating lambda", length(which))  # R/progress.R
   for (fold in stats$folds[which]) {
     train <- fold_training_moments(stats, fold)
     zbar <- train$zbar
@@ -80,6 +81,7 @@ fold_sse <- function(stats, lambdas, backend, which, sse = numeric(length(lambda
     # from sums: a fold fitted exactly (a constant y) can leave -1e-17 of
     # cancellation, not an error
     sse <- sse + colSums(matrix(pmax(err, 0), k))
+    tick()
   }
   sse
 }

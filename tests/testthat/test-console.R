@@ -45,6 +45,16 @@ test_that("a chunked logistic fit with CV runs at an interactive console (its pr
     "print(fit)")))
 })
 
+test_that("a classifier choosing sigma and lambda by CV runs at an interactive console (its step bars live)", {
+  # R/progress.R: bars over the bandwidth candidates, CV folds and
+  # calibration folds, between and around the passes' own bars.
+  expect_ran_at_console(at_console(c(
+    "library(kitchen)",
+    "set.seed(1); x <- matrix(rnorm(600 * 3), 600); y <- factor(x[, 1] + x[, 2]^2 > 1)",
+    "fit <- krr_fit(x, y, rff(x, 200, seed = 1), sigma = c(0.5, 1, 2), lambda = 'cv', block_size = 100)",
+    "print(fit)")))
+})
+
 test_that("the README example and inst/scripts/readme-example.R are the same code", {
   readme <- test_path("..", "..", "README.md")
   skip_if(!file.exists(readme), "README.md is not in the installed tests")

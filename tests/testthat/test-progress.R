@@ -74,3 +74,31 @@ test_that("chunked fits and predictions run their progress bars, in process and 
   })
   expect_equal(coef(in_future), coef(here), tolerance = 1e-10)
 })
+
+test_that("CV folds, bandwidth candidates and calibration folds have bars of their own", {
+  # cli's logger handler says when each bar is made and with what total:
+  # the steps between passes over rows (R/progress.R) each make one.
+  toy <- progress_toy()
+  label <- factor(ifelse(toy$y > 0.5, "high", "low"))
+  map <- rff(toy$x, 50, sigma = 1, seed = 1)
+  logged <- function(code) {
+    old <- options(cli.progress_show_after = 0, cli.progress_handlers_only = "logger")
+    on.exit(options(old))
+    utils::capture.output(force(code))  # (the logger writes to standard output)
+  }
+  created <- function(log) sub(".* 0/([0-9]+) created$", "\\1", grep("created$", log, value = TRUE))
+  log <- logged(fit <- krr_fit(toy$x, label, map, sigma = c(0.5, 1, 2), lambda = "cv",
+                               folds = rep(1:3, 200), block_size = 100, verbose = TRUE,
+                               n_threads = 1))
+  bars <- created(log)
+  expect_true("3" %in% bars)  # three candidates' passes
+  expect_true("6" %in% bars)  # calibration: three fold fits, three folds scored
+  expect_true("2" %in% bars)  # the finalists' other two folds
+  expect_identical(fit$coefficients,
+                   krr_fit(toy$x, label, map, sigma = c(0.5, 1, 2), lambda = "cv",
+                           folds = rep(1:3, 200), block_size = 100, verbose = FALSE,
+                           n_threads = 1)$coefficients)
+  # not verbose: no bar at all
+  expect_length(created(logged(krr_fit(toy$x, label, map, lambda = "cv", folds = rep(1:3, 200),
+                                       verbose = FALSE, n_threads = 1))), 0)
+})
