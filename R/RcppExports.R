@@ -65,6 +65,10 @@ falkon_solve_cpp <- function(x, center, divisor, centers, normalization, kind, y
     .Call(`_kitchen_falkon_solve_cpp`, x, center, divisor, centers, normalization, kind, y, weights, lambda, tol, max_iter, n_threads)
 }
 
+fastfood_features_into_cpp <- function(x, map_list, n_threads, simd, into) {
+    .Call(`_kitchen_fastfood_features_into_cpp`, x, map_list, n_threads, simd, into)
+}
+
 fastfood_map_problem_cpp <- function(map_list) {
     .Call(`_kitchen_fastfood_map_problem_cpp`, map_list)
 }
@@ -199,6 +203,10 @@ rff_map_problem_cpp <- function(map) {
 
 rff_map_features_cpp <- function(x, map, use_blas, n_threads, simd) {
     .Call(`_kitchen_rff_map_features_cpp`, x, map, use_blas, n_threads, simd)
+}
+
+rff_features_into_cpp <- function(x, map, use_blas, n_threads, simd, into) {
+    .Call(`_kitchen_rff_features_into_cpp`, x, map, use_blas, n_threads, simd, into)
 }
 
 rff_features_cpp <- function(x, projection, center, phase, type, use_blas, n_threads, simd) {

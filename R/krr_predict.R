@@ -163,13 +163,15 @@ predict_rows <- function(object, x, backend, block_size, verbose, label = "Predi
   n <- nrow(x)
   out <- matrix(0, n, ncol(object$coefficients), dimnames = list(rownames(x), object$response$names))
   bar <- if (verbose && n > block_size) cli::cli_progress_bar(label, total = n, clear = TRUE)
+  z <- NULL  # each block's features, in the previous block's matrix (R/map.R)
   for (start in seq(1, max(n, 1), by = block_size)) {
     rows <- start:min(n, start + block_size - 1)
     if (n == 0) break
     out[rows, ] <- if (inherits(object$map, "kitchen_rbin")) {
       binned_scores(object, x[rows, , drop = FALSE], backend)  # R/krr_binned_predict.R
     } else {
-      map_features(object$map, x[rows, , drop = FALSE], backend) %*% object$coefficients
+      z <- block_features(object$map, x[rows, , drop = FALSE], backend, z)
+      z %*% object$coefficients
     }
     if (!is.null(bar)) cli::cli_progress_update(set = max(rows), id = bar)
   }

@@ -241,6 +241,20 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// fastfood_features_into_cpp
+SEXP fastfood_features_into_cpp(SEXP x, SEXP map_list, int n_threads, SEXP simd, SEXP into);
+RcppExport SEXP _kitchen_fastfood_features_into_cpp(SEXP xSEXP, SEXP map_listSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP intoSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type map_list(map_listSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type into(intoSEXP);
+    rcpp_result_gen = Rcpp::wrap(fastfood_features_into_cpp(x, map_list, n_threads, simd, into));
+    return rcpp_result_gen;
+END_RCPP
+}
 // fastfood_map_problem_cpp
 SEXP fastfood_map_problem_cpp(SEXP map_list);
 RcppExport SEXP _kitchen_fastfood_map_problem_cpp(SEXP map_listSEXP) {
@@ -686,6 +700,21 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// rff_features_into_cpp
+SEXP rff_features_into_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, SEXP simd, SEXP into);
+RcppExport SEXP _kitchen_rff_features_into_cpp(SEXP xSEXP, SEXP mapSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP intoSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< SEXP >::type x(xSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type map(mapSEXP);
+    Rcpp::traits::input_parameter< bool >::type use_blas(use_blasSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type into(intoSEXP);
+    rcpp_result_gen = Rcpp::wrap(rff_features_into_cpp(x, map, use_blas, n_threads, simd, into));
+    return rcpp_result_gen;
+END_RCPP
+}
 // rff_features_cpp
 SEXP rff_features_cpp(SEXP x, SEXP projection, SEXP center, SEXP phase, std::string type, bool use_blas, int n_threads, SEXP simd);
 RcppExport SEXP _kitchen_rff_features_cpp(SEXP xSEXP, SEXP projectionSEXP, SEXP centerSEXP, SEXP phaseSEXP, SEXP typeSEXP, SEXP use_blasSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
@@ -885,6 +914,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},
     {"_kitchen_dense_product_cpp", (DL_FUNC) &_kitchen_dense_product_cpp, 4},
     {"_kitchen_falkon_solve_cpp", (DL_FUNC) &_kitchen_falkon_solve_cpp, 12},
+    {"_kitchen_fastfood_features_into_cpp", (DL_FUNC) &_kitchen_fastfood_features_into_cpp, 5},
     {"_kitchen_fastfood_map_problem_cpp", (DL_FUNC) &_kitchen_fastfood_map_problem_cpp, 1},
     {"_kitchen_fastfood_features_cpp", (DL_FUNC) &_kitchen_fastfood_features_cpp, 8},
     {"_kitchen_fit_workspace_hold_cpp", (DL_FUNC) &_kitchen_fit_workspace_hold_cpp, 1},
@@ -919,6 +949,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_rbin_merge_keys_cpp", (DL_FUNC) &_kitchen_rbin_merge_keys_cpp, 4},
     {"_kitchen_rff_map_problem_cpp", (DL_FUNC) &_kitchen_rff_map_problem_cpp, 1},
     {"_kitchen_rff_map_features_cpp", (DL_FUNC) &_kitchen_rff_map_features_cpp, 5},
+    {"_kitchen_rff_features_into_cpp", (DL_FUNC) &_kitchen_rff_features_into_cpp, 6},
     {"_kitchen_rff_features_cpp", (DL_FUNC) &_kitchen_rff_features_cpp, 8},
     {"_kitchen_ridge_gcv_path_cpp", (DL_FUNC) &_kitchen_ridge_gcv_path_cpp, 10},
     {"_kitchen_lowest_score_cpp", (DL_FUNC) &_kitchen_lowest_score_cpp, 1},

@@ -75,6 +75,31 @@ using kitchen_glue::map_field;
 
 }  // namespace
 
+// The features of dense rows x (the map's own centre and scale) written into
+// `into`, a double matrix of nrow(x) x n_features reused from block to block
+// by predict_rows() (see rff_features_into_cpp()). Same numbers as
+// fastfood_features_cpp(). NULL, or what is wrong with the map or x.
+// [[Rcpp::export(rng = false)]]
+SEXP fastfood_features_into_cpp(SEXP x, SEXP map_list, int n_threads, SEXP simd, SEXP into) {
+  kitchen::fastfood_map map;
+  std::vector<double> folded;
+  const char* problem = kitchen_glue::read_fastfood_map(map_list, false, map_field(map_list, "center"),
+                                                        map_field(map_list, "scale"), map, folded);
+  if (problem) return Rf_mkString(problem);
+  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || static_cast<std::size_t>(Rf_ncols(x)) != map.d) {
+    return Rf_mkString("{.field d} must be the number of columns of the data.");
+  }
+  const std::size_t n = Rf_nrows(x);
+  if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || into == x ||
+      static_cast<std::size_t>(Rf_nrows(into)) != n ||
+      static_cast<std::size_t>(Rf_ncols(into)) != map.width()) {
+    Rcpp::stop("into must be a separate nrow(x) x n_features double matrix.");
+  }
+  const kitchen::fastfood_dense_rows rows{REAL(x), n};
+  kitchen_glue::fastfood_fill(map, rows, n, REAL(into), n_threads, kitchen_glue::simd_from_name(simd));
+  return R_NilValue;
+}
+
 // A view of the map's numbers, checked here rather than in R so that
 // predict() on one row costs no R-level passes over them. Returns why the
 // map cannot be used (a field missing, of the wrong type or size, or out of

@@ -253,6 +253,32 @@ SEXP rff_map_features_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, SEXP s
   return rff_features_of(x, view, use_blas, n_threads, simd);
 }
 
+// The features of dense rows x written into `into`, a double matrix of
+// nrow(x) x n_features that predict_rows() makes once and reuses for every
+// block: a fresh 16 MB matrix per block meant fresh pages, whose first
+// touch cost more than the features (R frees the old ones only at its next
+// garbage collection). Same numbers as rff_map_features_cpp(). Returns
+// NULL, or what is wrong with the map or x (x was checked for the map).
+// [[Rcpp::export(rng = false)]]
+SEXP rff_features_into_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, SEXP simd, SEXP into) {
+  kitchen_glue::rff_view view;
+  const char* problem = kitchen_glue::read_rff_map(map, view, true);
+  if (problem) return Rf_mkString(problem);
+  if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || static_cast<std::size_t>(Rf_ncols(x)) != view.d) {
+    return Rf_mkString("{.field projection} must have one row per column of the data.");
+  }
+  const std::size_t n = Rf_nrows(x), width = kitchen::rff_n_features(view.kind, view.m);
+  if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || into == x ||
+      static_cast<std::size_t>(Rf_nrows(into)) != n ||
+      static_cast<std::size_t>(Rf_ncols(into)) != width) {
+    Rcpp::stop("into must be a separate nrow(x) x n_features double matrix.");
+  }
+  kitchen_glue::rff_dense_fill(REAL(x), n, view.d, view.projection, view.m, view.offset.data(),
+                               view.kind, REAL(into), use_blas, n_threads,
+                               kitchen_glue::simd_from_name(simd), view.transposed);
+  return R_NilValue;
+}
+
 // The same for a projection given as is (ARD's search, R/ard.R): projection
 // d x m, center d, phase m or NULL, type "cos_sin" or "cos_phase".
 // [[Rcpp::export(rng = false)]]

@@ -252,6 +252,32 @@ test_that("fastfood maps fit too, with sigma candidates", {
   expect_s3_class(by_name$map, "kitchen_fastfood")
 })
 
+test_that("block features written into the previous block's matrix equal fresh ones", {
+  # R/map.R block_features(): predict() and calibration reuse one matrix.
+  set.seed(32)
+  x <- matrix(rnorm(300 * 4), 300, 4)
+  backend <- kitchen:::backend_settings(2L)
+  maps <- list(rff(x, 64, sigma = 1, seed = 1), rff(x, 50, sigma = 1, seed = 1, type = "cos_phase"),
+               fastfood(x, 64, sigma = 1, seed = 2), fastfood(x, 32, sigma = 1, seed = 2, structure = "sorf"),
+               nystrom(x, 20, sigma = 1, seed = 3))
+  for (map in maps) {
+    z <- NULL
+    for (rows in list(1:100, 101:200, 201:250, 251:300)) {
+      block <- x[rows, , drop = FALSE]
+      z <- kitchen:::block_features(map, block, backend, z)
+      expect_identical(z, unname(kitchen:::map_features(map, block, backend)),
+                       label = class(map)[1])
+    }
+  }
+  bad <- matrix(0, 10, 3)
+  expect_error(kitchen:::rff_features_into_cpp(x[1:10, ], maps[[1]], FALSE, 1L, "scalar", bad),
+               "into must be")
+  expect_error(kitchen:::fastfood_features_into_cpp(x[1:10, ], maps[[3]], 1L, "scalar", bad),
+               "into must be")
+  expect_type(kitchen:::rff_features_into_cpp(x[1:10, 1:3], maps[[1]], FALSE, 1L, "scalar",
+                                              matrix(0, 10, 64)), "character")
+})
+
 test_that("predictions do not depend on the block size, capped or not", {
   set.seed(31)
   x <- matrix(rnorm(700 * 3), 700, 3)
