@@ -172,10 +172,11 @@ logistic_gradient <- function(map, x, onehot, weights, state, block_size, backen
   out <- list(log_loss = 0, correct = 0, zg = matrix(0, map$n_features, k), g0 = numeric(k))
   n <- nrow(onehot)
   labels <- max.col(onehot, "first")
+  z <- NULL  # each block's features, in the previous block's matrix (R/map.R)
   for (start in seq(1, max(n, 1), by = block_size)) {
     if (n == 0) break
     rows <- start:min(n, start + block_size - 1)
-    z <- map_features(map, x[rows, , drop = FALSE], backend)  # rows checked
+    z <- block_features(map, x[rows, , drop = FALSE], backend, z)  # rows checked
     out <- add_logistic_gradient(out, z, onehot[rows, , drop = FALSE], labels[rows],
                                  weights[rows], state)
   }
