@@ -16,6 +16,24 @@ median_time <- function(f, repeats = 9, min_seconds = 0.05) {
   stats::median(times)
 }
 
+# Side-by-side runs of two builds: `run(lib, case)` (a numeric vector) for
+# each case, `repeats` times per build, builds alternating so that both see
+# the same load; `row(case, a, b)` turns the two builds' medians (one per
+# element of run()'s vector) and all of build B's results into a table row,
+# printed as it comes. Returns the rows.
+alternating_rows <- function(libs, cases, run, repeats, row) {
+  vapply(cases, function(case) {
+    a <- b <- NULL
+    for (r in seq_len(repeats)) {
+      a <- rbind(a, run(libs[1], case))
+      b <- rbind(b, run(libs[2], case))
+    }
+    line <- row(case, apply(a, 2, stats::median), apply(b, 2, stats::median), b)
+    cat(line, "\n")
+    line
+  }, "")
+}
+
 machine_description <- function() {
   cpu <- tryCatch({
     info <- readLines("/proc/cpuinfo")

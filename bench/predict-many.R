@@ -38,18 +38,10 @@ run <- function(lib, case) {
                  stdout = TRUE, env = paste0("R_LIBS=", lib))
   c(as.numeric(trimws(utils::tail(out, 1))), as.numeric(utils::tail(readLines(log), 1)))
 }
-rows <- character()
-for (case in cases) {
-  times <- list(a = NULL, b = NULL)
-  for (r in seq_len(repeats)) {
-    times$a <- rbind(times$a, run(libs[1], case))
-    times$b <- rbind(times$b, run(libs[2], case))
-  }
-  med <- lapply(times, function(t) apply(t, 2, stats::median))
-  rows <- c(rows, sprintf("| %s | %s | %s | %.3f | %.3f | %.2f | %.0f | %.0f |", case[1], case[2], case[3],
-                          med$a[1], med$b[1], med$a[1] / med$b[1], med$a[2], med$b[2]))
-  cat(utils::tail(rows, 1), "\n")
-}
+rows <- alternating_rows(libs, cases, run, repeats, function(case, a, b, all_b) {
+  sprintf("| %s | %s | %s | %.3f | %.3f | %.2f | %.0f | %.0f |", case[1], case[2], case[3],
+          a[1], b[1], a[1] / b[1], a[2], b[2])
+})
 write_result(c("# predict() of 100,000 rows (bench/predict-many.R)", "",
                machine_description(), "",
                sprintf("Command: `Rscript bench/predict-many.R %s %s %d` (A: before, B: after).",
