@@ -84,6 +84,9 @@
 #' most that many partial results besides its running sums (each partial
 #' result is one `n_features x n_features` matrix). A function source is
 #' read past its end by up to that many futures, whose `NULL` ends the pass.
+#' Without futures, each chunk's `Z'Z` is added to the running sums in place
+#' and its matrix is filled again by the next chunk, so many small chunks
+#' cost no fresh memory.
 #'
 #' Threads: when `n_threads` is given, every worker uses that many; when it
 #' is `NULL` and the plan has several workers, each uses one thread (workers
