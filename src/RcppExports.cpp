@@ -352,12 +352,12 @@ BEGIN_RCPP
 END_RCPP
 }
 // gram_add_in_place_cpp
-SEXP gram_add_in_place_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, int n_threads);
+SEXP gram_add_in_place_cpp(SEXP a, SEXP b, int n_threads);
 RcppExport SEXP _kitchen_gram_add_in_place_cpp(SEXP aSEXP, SEXP bSEXP, SEXP n_threadsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type a(aSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type b(bSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     rcpp_result_gen = Rcpp::wrap(gram_add_in_place_cpp(a, b, n_threads));
     return rcpp_result_gen;

@@ -43,11 +43,15 @@ SEXP gram_combine_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, double sign,
 // (nothing else holds it): the same bits as gram_combine_cpp(a, b, 1), with
 // no third matrix to touch for the first time.
 // [[Rcpp::export(rng = false)]]
-SEXP gram_add_in_place_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, int n_threads) {
-  if (a.nrow() != b.nrow() || a.ncol() != b.ncol()) Rcpp::stop("a and b must have the same shape.");
-  const std::size_t rows = a.nrow(), cols = a.ncol();
-  double* pa = a.begin();
-  const double* pb = b.begin();
+SEXP gram_add_in_place_cpp(SEXP a, SEXP b, int n_threads) {
+  // a as it is (Rcpp would write into a converted copy of anything else)
+  if (TYPEOF(a) != REALSXP || TYPEOF(b) != REALSXP || !Rf_isMatrix(a) || !Rf_isMatrix(b) ||
+      Rf_nrows(a) != Rf_nrows(b) || Rf_ncols(a) != Rf_ncols(b)) {
+    Rcpp::stop("a and b must be double matrices of the same shape.");
+  }
+  const std::size_t rows = Rf_nrows(a), cols = Rf_ncols(a);
+  double* pa = REAL(a);
+  const double* pb = REAL(b);
   kitchen_glue::parallel_for_chunks(kitchen::fold_algebra_units(cols, kitchen::fold_algebra_block),
                                     2.0 * rows * kitchen::fold_algebra_block, n_threads,
                                     [&](std::size_t begin, std::size_t end) {

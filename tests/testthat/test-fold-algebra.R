@@ -17,6 +17,18 @@ test_that("gram_combine_cpp() is a + sign * b, for 1 and 2 threads", {
   expect_error(kitchen:::gram_combine_cpp(g, h[, -1], 1, 1L), "same shape")
 })
 
+test_that("gram_add_in_place_cpp() makes a into a + b, for 1 and 2 threads", {
+  g <- gram_fixture(150)
+  h <- g * 0.37
+  for (threads in 1:2) {
+    a <- g + 0  # a matrix of its own
+    kitchen:::gram_add_in_place_cpp(a, h, threads)
+    expect_identical(a, g + h)
+  }
+  expect_error(kitchen:::gram_add_in_place_cpp(g, h[, -1], 1L), "same shape")
+  expect_error(kitchen:::gram_add_in_place_cpp(matrix(1L, 2, 2), matrix(1, 2, 2), 1L), "double")
+})
+
 test_that("gram_sum_cpp() is Reduce(`+`, grams), in the list's order", {
   grams <- lapply(1:5, function(seed) gram_fixture(130, seed) * 10^(seed - 3))
   for (threads in 1:2) {
