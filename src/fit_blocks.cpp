@@ -25,7 +25,7 @@
 #include "simd_name.h"
 
 SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads);  // gram_finish.cpp
-void gram_zero_interruptible(SEXP out, std::size_t dim, int n_threads);    // gram_finish.cpp
+void gram_fill_interruptible(SEXP gram, SEXP out, std::size_t dim, int n_threads);  // gram_finish.cpp
 
 #ifndef FCONE
 #define FCONE
@@ -248,7 +248,7 @@ SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings) {
     SEXP spare = workspace().take_spare(dim);
     if (spare != R_NilValue) {
       SET_VECTOR_ELT(set, 0, spare);
-      gram_zero_interruptible(spare, dim, pass->n_threads);
+      gram_fill_interruptible(R_NilValue, spare, dim, pass->n_threads);  // zeros
     } else {
       SET_VECTOR_ELT(set, 0, gram_copy_interruptible(R_NilValue, dim, pass->n_threads));
     }

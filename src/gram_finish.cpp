@@ -41,28 +41,26 @@ SEXP gram_symmetrize_in_place_cpp(Rcpp::NumericMatrix gram, int n_threads = 1) {
   return R_NilValue;
 }
 
+void gram_fill_interruptible(SEXP gram, SEXP out, std::size_t dim, int n_threads);
+
 // A copy of gram (or, for NULL, a dim x dim matrix of zeros), filled by
 // blocks of columns between interrupt checks: R's clone or matrix(0, D, D)
 // of a 1 GB matrix holds the main thread for seconds (first touch).
 SEXP gram_copy_interruptible(SEXP gram, std::size_t dim, int n_threads) {
   Rcpp::Shield<SEXP> out(kitchen_glue::alloc_result_matrix(dim, dim));
+  gram_fill_interruptible(gram, out, dim, n_threads);
+  return out;
+}
+
+// The same into an existing dim x dim matrix `out` (a spare one the fit's
+// block loop reuses: fit_blocks.cpp).
+void gram_fill_interruptible(SEXP gram, SEXP out, std::size_t dim, int n_threads) {
   const double* g = Rf_isNull(gram) ? nullptr : REAL(gram);
   double* res = REAL(out);
   kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim),
                                     2.0 * dim * kitchen::gram_finish_block, n_threads,
                                     [&](std::size_t begin, std::size_t end) {
     for (std::size_t u = begin; u < end; ++u) kitchen::gram_copy(g, dim, u, res);
-  });
-  return out;
-}
-
-// Zeros into an existing dim x dim matrix `out`, by the same blocks.
-void gram_zero_interruptible(SEXP out, std::size_t dim, int n_threads) {
-  double* res = REAL(out);
-  kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim),
-                                    dim * kitchen::gram_finish_block, n_threads,
-                                    [&](std::size_t begin, std::size_t end) {
-    for (std::size_t u = begin; u < end; ++u) kitchen::gram_copy(nullptr, dim, u, res);
   });
 }
 

@@ -20,4 +20,14 @@ inline SEXP alloc_result_matrix(std::size_t n, std::size_t m) {
   return Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(m));
 }
 
+// A caller's n x m double matrix that features are written into instead of
+// a fresh result (R/map.R block_features()), other than the input x: an
+// error otherwise.
+inline void check_result_buffer(SEXP into, SEXP x, std::size_t n, std::size_t m) {
+  if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || into == x ||
+      static_cast<std::size_t>(Rf_nrows(into)) != n || static_cast<std::size_t>(Rf_ncols(into)) != m) {
+    Rcpp::stop("into must be a separate nrow(x) x n_features double matrix.");
+  }
+}
+
 }  // namespace kitchen_glue

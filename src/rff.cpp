@@ -267,12 +267,8 @@ SEXP rff_features_into_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, SEXP 
   if (TYPEOF(x) != REALSXP || !Rf_isMatrix(x) || static_cast<std::size_t>(Rf_ncols(x)) != view.d) {
     return Rf_mkString("{.field projection} must have one row per column of the data.");
   }
-  const std::size_t n = Rf_nrows(x), width = kitchen::rff_n_features(view.kind, view.m);
-  if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || into == x ||
-      static_cast<std::size_t>(Rf_nrows(into)) != n ||
-      static_cast<std::size_t>(Rf_ncols(into)) != width) {
-    Rcpp::stop("into must be a separate nrow(x) x n_features double matrix.");
-  }
+  const std::size_t n = Rf_nrows(x);
+  kitchen_glue::check_result_buffer(into, x, n, kitchen::rff_n_features(view.kind, view.m));
   kitchen_glue::rff_dense_fill(REAL(x), n, view.d, view.projection, view.m, view.offset.data(),
                                view.kind, REAL(into), use_blas, n_threads,
                                kitchen_glue::simd_from_name(simd), view.transposed);
