@@ -41,8 +41,10 @@ kitchen_threads <- function(n_threads = NULL) {
 # everything it runs (a fit's passes, solves, searches and chunk tasks, in
 # this process or in future workers): n_threads, the SIMD cap by name
 # (resolve_simd()), whether dense products go to R's BLAS
-# (products_on_blas()) and whether the tridiagonal reduction goes to LAPACK
-# (tridiagonal_on_lapack()). n_threads = NULL in a chunk engine's backend
+# (products_on_blas()), whether the tridiagonal reduction goes to LAPACK
+# (tridiagonal_on_lapack()), and whether R's BLAS is the reference one
+# (then the fit's Z'y is summed by kitchen in the reference dgemm's order,
+# on threads: src/fit_blocks.cpp). n_threads = NULL in a chunk engine's backend
 # means "the worker's own default" (task_backend()).
 backend_settings <- function(n_threads = NULL, call = NULL) {
   # In one C++ call when every setting is valid (6 us, against 23 us for
@@ -55,7 +57,8 @@ backend_settings <- function(n_threads = NULL, call = NULL) {
 # backend_settings() in R: each setting checked, errors naming it.
 resolve_backend <- function(n_threads, call) {
   list(n_threads = resolve_threads(n_threads, call = call), simd = resolve_simd(call),
-       blas = products_on_blas(call), lapack = tridiagonal_on_lapack(call))
+       blas = products_on_blas(call), lapack = tridiagonal_on_lapack(call),
+       reference_blas = !blas_is_optimised())
 }
 
 # The thread pool refuses (with a warning on stderr) more workers than it

@@ -63,7 +63,7 @@ int kitchen_glue::simd_cap_setting() {
 }
 
 // backend_settings() when every setting is valid (the usual case: none
-// set), in one call: list(n_threads, simd, blas, lapack) as the R code
+// set), in one call: list(n_threads, simd, blas, lapack, reference_blas) as the R code
 // resolves them, or NULL for the R code, which reports what is wrong.
 // `available`: defaultNumThreads(); `blas_optimised`: blas_is_optimised().
 // [[Rcpp::export(rng = false)]]
@@ -88,6 +88,7 @@ SEXP backend_settings_cpp(SEXP n_threads, int available, bool blas_optimised) {
       Rcpp::Named("n_threads") = threads,
       Rcpp::Named("simd") = kitchen_glue::simd_name(static_cast<kitchen::simd_level>(cap)),
       Rcpp::Named("blas") = products == 1 || (products == 0 && blas_wins),
-      Rcpp::Named("lapack") = reduction == 2 || (reduction == 0 && blas_wins));
+      Rcpp::Named("lapack") = reduction == 2 || (reduction == 0 && blas_wins),
+      Rcpp::Named("reference_blas") = !blas_optimised);
   return out;
 }

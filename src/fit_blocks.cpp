@@ -6,8 +6,10 @@
 // so each one paid its page faults), no copy of Z'Z.
 //
 // The sums are those R computed before (bit for bit, pinned by
-// test-pinned-results.R): Z'y and Z'w by R's BLAS dgemm as crossprod()
-// does, column sums of Z in long double as colSums() does.
+// test-pinned-results.R): Z'y and Z'w as R's crossprod() gives them (with
+// the reference BLAS, in its dgemm's order by kitchen's kernel over threads:
+// ordered_cross_product.hpp; with an optimised BLAS, by its dgemm), column
+// sums of Z in long double as colSums() does.
 #include "blas_gemm.h"
 #include <Rcpp.h>
 
@@ -20,7 +22,9 @@
 
 #include "feature_fill.h"
 #include "gram_update.h"
+#include "kitchen/ordered_cross_product.hpp"
 #include "map_fields.h"
+#include "parallel_chunks.h"
 #include "sparse_input.h"
 #include "simd_name.h"
 
@@ -63,7 +67,7 @@ class grow_buffer {
 // fresh 128 MB matrix per chunk cost more than the chunk's arithmetic (the
 // first touch of its pages). R's main thread only.
 struct fit_workspace {
-  grow_buffer features, fold_features, x_rows, y_rows, root_rows, product;
+  grow_buffer features, fold_features, x_rows, y_rows, root_rows, product, transposed;
   SEXP spare = R_NilValue;  // preserved while held
   int holders = 0;
   void release() {
@@ -73,6 +77,7 @@ struct fit_workspace {
     y_rows.release();
     root_rows.release();
     product.release();
+    transposed.release();
     keep_spare(R_NilValue);
   }
   void keep_spare(SEXP gram) {
@@ -107,6 +112,7 @@ struct fit_pass {
   std::vector<double> folded;
   std::size_t dim = 0, k = 0;
   bool use_blas = false;
+  bool reference_blas = true;  // Z'y by ordered_cross_product(), not dgemm
   int n_threads = 1;
   kitchen::simd_level level = kitchen::simd_level::scalar;
   bool finished = false;
@@ -131,13 +137,29 @@ SEXP setting(SEXP settings, const char* name) {
   return value;
 }
 
-// z' b into out (dim x cols), by dgemm as R's crossprod(z, b) computes it.
-void crossprod_into(const double* z, std::size_t rows, std::size_t dim, const double* b,
+// z' b into out (dim x cols) as R's crossprod(z, b) gives it: by R's
+// dgemm when it is an optimised BLAS (its own threads), else in the
+// reference dgemm's order by kitchen's kernel, columns of z over threads.
+void crossprod_into(const fit_pass& pass, const double* z, std::size_t rows, const double* b,
                     std::size_t cols, double* out) {
-  const char trans = 'T', no = 'N';
-  const double one = 1.0, zero = 0.0;
-  const int m = static_cast<int>(dim), n = static_cast<int>(cols), kk = static_cast<int>(rows);
-  F77_CALL(dgemm)(&trans, &no, &m, &n, &kk, &one, z, &kk, b, &kk, &zero, out, &m FCONE FCONE);
+  const std::size_t dim = pass.dim;
+  if (!pass.reference_blas) {
+    const char trans = 'T', no = 'N';
+    const double one = 1.0, zero = 0.0;
+    const int m = static_cast<int>(dim), n = static_cast<int>(cols), kk = static_cast<int>(rows);
+    F77_CALL(dgemm)(&trans, &no, &m, &n, &kk, &one, z, &kk, b, &kk, &zero, out, &m FCONE FCONE);
+    return;
+  }
+  const std::size_t width = kitchen::ordered_row_length(cols);
+  double* bt = workspace().transposed.get(rows * width);
+  for (std::size_t l = 0; l < rows; ++l) {
+    for (std::size_t j = 0; j < width; ++j) bt[l * width + j] = j < cols ? b[l + j * rows] : 0.0;
+  }
+  const kitchen::simd_level level = pass.level;
+  kitchen_glue::parallel_for_chunks(dim, 2.0 * rows * cols, pass.n_threads,
+                                    [&](std::size_t begin, std::size_t end) {
+    kitchen::ordered_cross_product(z, rows, rows, bt, width, cols, begin, end, out, dim, level);
+  });
 }
 
 // Adds rows x dim features z (rows of y, and root = sqrt(w) or null, as the
@@ -152,19 +174,22 @@ void add_to_sums(const fit_pass& pass, SEXP set, const double* z, std::size_t ro
   double* zy = REAL(VECTOR_ELT(set, 1));
   double* zsum = REAL(VECTOR_ELT(set, 2));
   if (k > 0) {
-    crossprod_into(z, rows, dim, y, k, product);
+    crossprod_into(pass, z, rows, y, k, product);
     for (std::size_t i = 0; i < dim * k; ++i) zy[i] += product[i];
   }
   if (root != nullptr) {
-    crossprod_into(z, rows, dim, root, 1, product);
+    crossprod_into(pass, z, rows, root, 1, product);
     for (std::size_t j = 0; j < dim; ++j) zsum[j] += product[j];
   } else {
-    for (std::size_t j = 0; j < dim; ++j) {
-      const double* column = z + j * rows;
-      long double sum = 0.0;
-      for (std::size_t i = 0; i < rows; ++i) sum += column[i];
-      zsum[j] += static_cast<double>(sum);
-    }
+    kitchen_glue::parallel_for_chunks(dim, static_cast<double>(rows), pass.n_threads,
+                                      [&](std::size_t begin, std::size_t end) {
+      for (std::size_t j = begin; j < end; ++j) {
+        const double* column = z + j * rows;
+        long double sum = 0.0;
+        for (std::size_t i = 0; i < rows; ++i) sum += column[i];
+        zsum[j] += static_cast<double>(sum);
+      }
+    });
   }
 }
 
@@ -235,6 +260,7 @@ SEXP fit_pass_cpp(SEXP map, int k, int n_sets, SEXP settings) {
   if (k < 0 || n_sets < 1) Rcpp::stop("k must be >= 0 and n_sets >= 1.");
   pass->k = static_cast<std::size_t>(k);
   pass->use_blas = Rf_asLogical(setting(settings, "blas")) == TRUE;
+  pass->reference_blas = Rf_asLogical(setting(settings, "reference_blas")) == TRUE;
   pass->n_threads = Rf_asInteger(setting(settings, "n_threads"));
   pass->level = kitchen_glue::simd_from_name(setting(settings, "simd"));
 

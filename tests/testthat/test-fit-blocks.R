@@ -2,7 +2,8 @@
 # against dense references, and internal misuse refused with an error.
 
 pass_sums <- function(map, x, y, blocks, w = NULL, set = NULL, n_sets = 1L) {
-  settings <- list(n_threads = 2L, simd = kitchen:::resolve_simd(), blas = FALSE)
+  settings <- list(n_threads = 2L, simd = kitchen:::resolve_simd(), blas = FALSE,
+                   reference_blas = !kitchen:::blas_is_optimised())
   pass <- kitchen:::fit_pass(map, ncol(y), n_sets, settings)
   for (rows in blocks) {
     kitchen:::fit_block(pass, map, x, rows, y[rows, , drop = FALSE], w[rows], set[rows])
@@ -42,6 +43,38 @@ test_that("a pass's Z'Z, Z'y and sums match dense products, whatever the blocks"
   }
 })
 
+test_that("Z'y and Z'w are R's crossprod() to the last bit on every level and thread count", {
+  # With the reference BLAS kitchen sums them itself, in its dgemm's order
+  # (ordered_cross_product.hpp); with an optimised one its dgemm does.
+  set.seed(4)
+  x <- matrix(rnorm(301 * 5), 301, 5)
+  w <- runif(301, 0.5, 2)
+  map <- rff(x, 74, sigma = 1, seed = 1)  # 74 features: an odd number of column pairs
+  old <- options(kitchen.simd = NULL)
+  on.exit(options(old))
+  compare <- if (kitchen:::blas_is_optimised()) expect_equal else expect_identical
+  for (k in c(1L, 3L, 26L, 30L)) {  # 30: a full tile of 24 classes and a part
+    y <- matrix(rnorm(301 * k), 301, k)
+    for (simd in c("scalar", "avx2", "avx512")) for (n_threads in 1:2) {
+      options(kitchen.simd = simd)  # the features round by level (?kitchen_simd)
+      z <- predict(map, x, n_threads = 1L)
+      settings <- list(n_threads = n_threads, simd = simd, blas = FALSE,
+                       reference_blas = !kitchen:::blas_is_optimised())
+      pass <- kitchen:::fit_pass(map, k, 1L, settings)
+      kitchen:::fit_block(pass, map, x, 1:301, y, NULL, NULL)
+      sums <- kitchen:::fit_pass_sums_cpp(pass)[[1]]
+      compare(sums[[2]], crossprod(z, y))
+      expect_identical(sums[[3]], colSums(z))
+      weighted <- kitchen:::fit_pass(map, k, 1L, settings)
+      kitchen:::fit_block(weighted, map, x, 1:301, y, w, NULL)
+      sums <- kitchen:::fit_pass_sums_cpp(weighted)[[1]]
+      zw <- sqrt(w) * z  # the rows of z scaled as the pass scales them
+      compare(sums[[2]], crossprod(zw, sqrt(w) * y))
+      compare(sums[[3]], drop(crossprod(zw, sqrt(w))))
+    }
+  }
+})
+
 test_that("sparse rows give the sums of the same rows dense", {
   skip_if_not_installed("Matrix")
   set.seed(4)
@@ -61,7 +94,7 @@ test_that("misuse of the block loop is an error, not a crash", {
   x <- matrix(rnorm(20 * 3), 20, 3)
   y <- matrix(rnorm(20))
   map <- rff(x, 8, sigma = 1, seed = 1)
-  settings <- list(n_threads = 1L, simd = "scalar", blas = FALSE)
+  settings <- list(n_threads = 1L, simd = "scalar", blas = FALSE, reference_blas = TRUE)
   pass <- kitchen:::fit_pass_cpp(map, 1L, 1L, settings)
   expect_error(kitchen:::fit_block_cpp(pass, x, c(0L, 1L), y[1:2, , drop = FALSE], NULL, NULL),
                "outside x")

@@ -53,7 +53,7 @@ inline void rbin_affine(const double* pitch, const double* shift, const double* 
     for (std::size_t j = 0; j < d; ++j) {
       const std::size_t k = g * d + j;
       a[k] = 1.0 / (scale[j] * pitch[k]);
-      b[k] = rbin_rounded(center[j] * a[k]) + shift[k] / pitch[k];  // never fused (rbin_terms.hpp)
+      b[k] = unfused(center[j] * a[k]) + shift[k] / pitch[k];  // never fused (simd.hpp)
     }
   }
 }

@@ -20,29 +20,12 @@
 
 namespace kitchen {
 
-// The product x a rounded to a double, before b is subtracted. GCC fuses a
-// multiply and a subtract into one instruction wherever the target has
-// FMA (its default -ffp-contract=fast applies to intrinsics too): the
-// AVX-512 path and its scalar tail were fused, the other levels not, and a
-// value within a rounding of a bin's edge fell in different bins by level.
-// The empty asm hands the compiler a value it cannot see through.
-template <class T>
-inline T rbin_rounded(T product) {
-#if KITCHEN_X86_SIMD
-  __asm__("" : "+x"(product));
-#else
-  volatile T kept = product;
-  product = kept;
-#endif
-  return product;
-}
-
 // Bin numbers are clamped here: 2^50 pitches from the origin is far beyond
 // any real data, and keeps every level's integer conversion exact.
 constexpr double rbin_clamp = 1125899906842624.0;  // 2^50
 
 inline std::int64_t rbin_bin(double x, double a, double b) {
-  double t = rbin_rounded(x * a) - b;
+  double t = unfused(x * a) - b;
   t = t >= -rbin_clamp ? t : -rbin_clamp;
   t = t <= rbin_clamp ? t : rbin_clamp;
   return static_cast<std::int64_t>(std::ceil(t));
@@ -70,7 +53,7 @@ __attribute__((target("avx2"))) inline void rbin_add_terms_avx2(
   const __m256i m_hi = _mm256_srli_epi64(m, 32);
   std::size_t i = 0;
   for (; i + 4 <= len; i += 4) {
-    __m256d t = _mm256_sub_pd(rbin_rounded(_mm256_mul_pd(_mm256_loadu_pd(x + i), va)), vb);
+    __m256d t = _mm256_sub_pd(unfused(_mm256_mul_pd(_mm256_loadu_pd(x + i), va)), vb);
     t = _mm256_min_pd(_mm256_max_pd(t, lo), hi);  // max(NaN, lo) is lo
     t = _mm256_round_pd(t, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
     const __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(t, magic)), magic_bits);
@@ -93,7 +76,7 @@ __attribute__((target("avx512f,avx512dq"))) inline void rbin_add_terms_avx512(
   const __m512i m = _mm512_set1_epi64(static_cast<long long>(mult));
   std::size_t i = 0;
   for (; i + 8 <= len; i += 8) {
-    __m512d t = _mm512_sub_pd(rbin_rounded(_mm512_mul_pd(_mm512_loadu_pd(x + i), va)), vb);
+    __m512d t = _mm512_sub_pd(unfused(_mm512_mul_pd(_mm512_loadu_pd(x + i), va)), vb);
     t = _mm512_min_pd(_mm512_max_pd(t, lo), hi);
     t = _mm512_roundscale_pd(t, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
     const __m512i prod = _mm512_mullo_epi64(_mm512_cvttpd_epi64(t), m);

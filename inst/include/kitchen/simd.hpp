@@ -35,4 +35,21 @@ inline simd_level resolve_simd(simd_level requested) {
   return static_cast<int>(requested) < static_cast<int>(best) ? requested : best;
 }
 
+// A product (or any value) rounded on its own: GCC fuses a multiply and an
+// add or subtract into one instruction wherever the target has FMA (its
+// default -ffp-contract=fast applies to intrinsics too), which rounds once
+// instead of twice. The empty asm hands the compiler a value it cannot see
+// through, so code that must round as separate operations (rbin's bins, the
+// reference BLAS's sums) does so on every level.
+template <class T>
+inline T unfused(T value) {
+#if KITCHEN_X86_SIMD
+  __asm__("" : "+x"(value));
+#else
+  volatile T kept = value;
+  value = kept;
+#endif
+  return value;
+}
+
 }  // namespace kitchen
