@@ -41,8 +41,8 @@ logistic_bound_factor_cpp <- function(gram, fold_gram, zbar, n, curvature, lambd
     .Call(`_kitchen_logistic_bound_factor_cpp`, gram, fold_gram, zbar, n, curvature, lambda, n_threads, simd)
 }
 
-ridge_fold_solve_cpp <- function(gram, fold_gram, zbar, n, rhs, lambda, n_threads, simd) {
-    .Call(`_kitchen_ridge_fold_solve_cpp`, gram, fold_gram, zbar, n, rhs, lambda, n_threads, simd)
+ridge_fold_solve_cpp <- function(gram, fold_gram, zbar, n, rhs, lambda, n_threads, simd, scratch = NULL) {
+    .Call(`_kitchen_ridge_fold_solve_cpp`, gram, fold_gram, zbar, n, rhs, lambda, n_threads, simd, scratch)
 }
 
 clip_columns_cpp <- function(x, low, high) {

@@ -9,7 +9,8 @@
 # scores (p = 1, the second class's score, for two classes; else K), the
 # first class's links fixed at 0. `stats` are the fit's statistics; their
 # per-fold sums are used when the fit chose lambda by CV, else those of
-# calibration_folds() (one more pass over the data).
+# calibration_folds(): gathered by the fit's own pass when it had one
+# bandwidth (R/krr.R), else by one more pass over the data here.
 class_calibration <- function(map, x, coded, weights, stats, folds, lambda, block_size,
                               backend) {
   if (is_dual_statistics(stats)) {
@@ -97,8 +98,11 @@ scores_calibration <- function(scores, labels, weights, backend) {
 # `tick()` after each (progress_ticker()).
 fold_ridge_fits <- function(stats, lambda, backend, tick = function() NULL) {
   constant <- features_constant(centred_gram_diagonal(stats), diag(stats$gram))
+  # one D x D matrix for every fold's factor: a fresh one per fold paid the
+  # first touch of its pages each time (128 MB at D = 4096)
+  scratch <- if (!constant) matrix(0, nrow(stats$gram), ncol(stats$gram))
   lapply(stats$folds, function(held_out) {
-    fit <- fold_ridge_fit(stats, held_out, lambda, backend, constant)
+    fit <- fold_ridge_fit(stats, held_out, lambda, backend, constant, scratch)
     tick()
     fit
   })
@@ -107,15 +111,15 @@ fold_ridge_fits <- function(stats, lambda, backend, tick = function() NULL) {
 # The ridge fit at `lambda` of the rows outside the CV fold `held_out`: its
 # coefficients from the total's and the fold's Gram matrices in one C++ call
 # (src/centred_factor.cpp; no D x D matrix left to R's collector, the
-# factorisation over threads), its intercept from its means. krr_solve() on
-# the fold's training statistics, as before, when the features are constant
-# (an intercept-only fit) or the matrix is not positive definite (it names
-# lambda).
-fold_ridge_fit <- function(stats, held_out, lambda, backend, constant) {
+# factorisation over threads, its factor in `scratch`), its intercept from
+# its means. krr_solve() on the fold's training statistics, as before, when
+# the features are constant (an intercept-only fit) or the matrix is not
+# positive definite (it names lambda).
+fold_ridge_fit <- function(stats, held_out, lambda, backend, constant, scratch = NULL) {
   train <- fold_training_moments(stats, held_out)  # R/krr_cv.R
   w <- if (!constant) {
     ridge_fold_solve_cpp(stats$gram, held_out$gram, train$zbar, train$n, train$zy, lambda,
-                         backend$n_threads, backend$simd)
+                         backend$n_threads, backend$simd, scratch)
   }
   if (is.null(w)) return(krr_solve(sum_statistics(stats, held_out, sign = -1), lambda, backend))
   list(coefficients = w, intercept = drop(train$ybar - crossprod(w, train$zbar)))

@@ -157,8 +157,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // ridge_fold_solve_cpp
-SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs, double lambda, int n_threads, SEXP simd);
-RcppExport SEXP _kitchen_ridge_fold_solve_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP rhsSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram, Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs, double lambda, int n_threads, SEXP simd, SEXP scratch);
+RcppExport SEXP _kitchen_ridge_fold_solve_cpp(SEXP gramSEXP, SEXP fold_gramSEXP, SEXP zbarSEXP, SEXP nSEXP, SEXP rhsSEXP, SEXP lambdaSEXP, SEXP n_threadsSEXP, SEXP simdSEXP, SEXP scratchSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type gram(gramSEXP);
@@ -169,7 +169,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type lambda(lambdaSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
     Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
-    rcpp_result_gen = Rcpp::wrap(ridge_fold_solve_cpp(gram, fold_gram, zbar, n, rhs, lambda, n_threads, simd));
+    Rcpp::traits::input_parameter< SEXP >::type scratch(scratchSEXP);
+    rcpp_result_gen = Rcpp::wrap(ridge_fold_solve_cpp(gram, fold_gram, zbar, n, rhs, lambda, n_threads, simd, scratch));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -908,7 +909,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 11},
     {"_kitchen_calibration_hessian_cpp", (DL_FUNC) &_kitchen_calibration_hessian_cpp, 5},
     {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 8},
-    {"_kitchen_ridge_fold_solve_cpp", (DL_FUNC) &_kitchen_ridge_fold_solve_cpp, 8},
+    {"_kitchen_ridge_fold_solve_cpp", (DL_FUNC) &_kitchen_ridge_fold_solve_cpp, 9},
     {"_kitchen_clip_columns_cpp", (DL_FUNC) &_kitchen_clip_columns_cpp, 3},
     {"_kitchen_column_moments_cpp", (DL_FUNC) &_kitchen_column_moments_cpp, 2},
     {"_kitchen_column_ranges_cpp", (DL_FUNC) &_kitchen_column_ranges_cpp, 2},

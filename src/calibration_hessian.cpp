@@ -16,6 +16,17 @@
 #include "gram_update.h"
 #include "simd_name.h"
 
+namespace {
+
+// Adds a block-diagonal entry (j, k) of class block `offset`, and its mirror.
+void add_symmetric(Rcpp::NumericMatrix& hessian, std::size_t offset, std::size_t j,
+                   std::size_t k, double sum) {
+  hessian(offset + j, offset + k) += sum;
+  if (j != k) hessian(offset + k, offset + j) += sum;
+}
+
+}  // namespace
+
 // [[Rcpp::export(rng = false)]]
 Rcpp::NumericMatrix calibration_hessian_cpp(Rcpp::NumericMatrix design, Rcpp::NumericMatrix q,
                                             Rcpp::NumericVector weights, int n_threads,
@@ -61,12 +72,33 @@ Rcpp::NumericMatrix calibration_hessian_cpp(Rcpp::NumericMatrix design, Rcpp::Nu
     for (std::size_t k = 0; k < d; ++k) {
       const double* xk = x + k * n;
       for (std::size_t i = 0; i < n; ++i) scaled[i] = weights[i] * p[i + a * n] * xk[i];
-      for (std::size_t j = k; j < d; ++j) {
+      // Four sums at a time, each over the rows in order: the same sums as
+      // one at a time, but four independent chains of adds keep the adder
+      // busy (one chain waited on each add's latency: most of a Hessian's
+      // time with 26 classes).
+      std::size_t j = k;
+      for (; j + 4 <= d; j += 4) {
+        const double* x0 = x + j * n;
+        const double* x1 = x0 + n;
+        const double* x2 = x1 + n;
+        const double* x3 = x2 + n;
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          s0 += scaled[i] * x0[i];
+          s1 += scaled[i] * x1[i];
+          s2 += scaled[i] * x2[i];
+          s3 += scaled[i] * x3[i];
+        }
+        add_symmetric(hessian, offset, j, k, s0);
+        add_symmetric(hessian, offset, j + 1, k, s1);
+        add_symmetric(hessian, offset, j + 2, k, s2);
+        add_symmetric(hessian, offset, j + 3, k, s3);
+      }
+      for (; j < d; ++j) {
         const double* xj = x + j * n;
         double sum = 0;
         for (std::size_t i = 0; i < n; ++i) sum += scaled[i] * xj[i];
-        hessian(offset + j, offset + k) += sum;
-        if (j != k) hessian(offset + k, offset + j) += sum;
+        add_symmetric(hessian, offset, j, k, sum);
       }
     }
   }

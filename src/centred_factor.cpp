@@ -142,10 +142,13 @@ SEXP logistic_bound_factor_cpp(Rcpp::NumericMatrix gram,
 // matrix is factored on the Gram kernels (centred_upper_cholesky()): one
 // fold at D = 4096 with 26 responses (AVX2, 2 threads) 2.37 s on Eigen's
 // products, 1.36 s on the Gram kernels (bench/results/calibration.md).
+// `scratch`: NULL, or a D x D double matrix of the caller's to hold the
+// factor instead (overwritten; R/calibration.R passes one to every fold, so
+// that only the first fold's factor pays the first touch of its pages).
 // [[Rcpp::export(rng = false)]]
 SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::NumericMatrix> fold_gram,
                           Rcpp::NumericVector zbar, double n, Rcpp::NumericMatrix rhs,
-                          double lambda, int n_threads, SEXP simd) {
+                          double lambda, int n_threads, SEXP simd, SEXP scratch = R_NilValue) {
   const std::size_t dim = gram.nrow();
   if (gram.ncol() != gram.nrow() || static_cast<std::size_t>(zbar.size()) != dim ||
       static_cast<std::size_t>(rhs.nrow()) != dim) {
@@ -153,22 +156,34 @@ SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::Numeric
   }
   const double* minus = kitchen_glue::fold_gram_or_null(fold_gram, dim);
   const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
-  std::unique_ptr<double[]> factor(new double[dim * dim]);
+  std::unique_ptr<double[]> fresh;
+  double* factor = nullptr;
+  if (scratch == R_NilValue) {
+    fresh.reset(new double[dim * dim]);
+    factor = fresh.get();
+  } else {
+    if (scratch == static_cast<SEXP>(gram) || scratch == static_cast<SEXP>(rhs) ||
+        (fold_gram.isNotNull() && scratch == static_cast<SEXP>(fold_gram.get()))) {
+      Rcpp::stop("scratch must be a matrix of its own.");
+    }
+    kitchen_glue::check_result_buffer(scratch, R_NilValue, dim, dim);
+    factor = REAL(scratch);
+  }
   Rcpp::NumericMatrix x = Rcpp::clone(rhs);
   if (level != kitchen::simd_level::scalar) {
     // the upper triangle is read; entries just below it are left as scratch
     if (!kitchen_glue::centred_upper_cholesky(gram.begin(), minus, false, zbar.begin(), n, 1.0,
-                                              lambda, dim, n_threads, level, factor.get())) {
+                                              lambda, dim, n_threads, level, factor)) {
       return R_NilValue;
     }
-    kitchen::upper_cholesky_solve(factor.get(), dim, x.begin(), rhs.ncol());
+    kitchen::upper_cholesky_solve(factor, dim, x.begin(), rhs.ncol());
     return x;
   }
   // the lower triangle only is written and read
   if (!kitchen_glue::centred_cholesky(gram.begin(), minus, false, zbar.begin(), n, 1.0, lambda,
-                                      dim, n_threads, factor.get())) {
+                                      dim, n_threads, factor)) {
     return R_NilValue;
   }
-  kitchen::cholesky_solve(factor.get(), dim, x.begin(), rhs.ncol());
+  kitchen::cholesky_solve(factor, dim, x.begin(), rhs.ncol());
   return x;
 }

@@ -158,3 +158,30 @@ test_that("CV folds for classes are stratified: a class of two rows trains every
   expect_equal(unname(rowSums(p)), rep(1, 5))
   expect_identical(colnames(p), levels(y))
 })
+
+test_that("a class fit without CV folds gathers its calibration folds in its one pass", {
+  ns <- asNamespace("kitchen")
+  x <- as.matrix(iris[, 1:4])
+  y <- iris$Species
+  map <- rff(x, 60, sigma = 1, seed = 1)
+  counter <- new.env()
+  suppressMessages(trace("krr_statistics", bquote(assign("passes", get("passes", .(counter)) + 1, .(counter))),
+                         where = ns, print = FALSE))
+  on.exit(suppressMessages(untrace("krr_statistics", where = ns)), add = TRUE)
+  backend <- ns$backend_settings(1L)
+  coded <- ns$krr_response(y, length(y))$y
+  for (lambda in list(0.1, "gcv", c(0.01, 1))) {
+    counter$passes <- 0
+    fit <- krr_fit(x, y, map, lambda = lambda, n_threads = 1, verbose = FALSE)
+    expect_identical(counter$passes, 1)
+    # what a second pass for the calibration folds gave, bit for bit
+    rows <- ns$map_input(fit$map, x)
+    total <- ns$krr_statistics(fit$map, rows, coded, 4096L, backend, FALSE)
+    expect_identical(ns$class_calibration(fit$map, rows, coded, NULL, total, NULL, fit$lambda,
+                                          4096L, backend),
+                     fit$calibration)
+    # the fit: the same as from one total, to rounding
+    expect_equal(fit$coefficients, ns$krr_solve(total, fit$lambda, backend)$coefficients,
+                 tolerance = 1e-10, ignore_attr = TRUE)
+  }
+})

@@ -137,12 +137,28 @@ test_that("a CV fold's ridge solve equals the dense solution on its training row
     reference <- solve(centred + diag(0.3, d), rhs)
     # the lower factor on Eigen (scalar), the upper one on the Gram kernels
     for (simd in c("scalar", kitchen_simd()$cpu)) for (threads in 1:2) {
-      expect_equal(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, threads,
-                                                  simd),
-                   reference, tolerance = 1e-10,
+      solved <- kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, threads, simd)
+      expect_equal(solved, reference, tolerance = 1e-10,
                    label = sprintf("d = %d, %s, %d threads", d, simd, threads))
+      # the factor in a caller's scratch matrix, full of NaN or of 7s (as
+      # another fold's factor leaves it): the same bits, the inputs untouched
+      for (fill in c(NaN, 7)) {
+        scratch <- matrix(fill, d, d)
+        inputs <- list(gram + 0, fold_gram + 0, rhs + 0)
+        expect_identical(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3,
+                                                        threads, simd, scratch), solved)
+        expect_identical(list(gram, fold_gram, rhs), inputs)
+        expect_false(all(scratch == fill, na.rm = TRUE) && all(is.nan(scratch) == is.nan(fill)))  # written
+      }
     }
   }
+  scratch <- matrix(0, ncol(gram), ncol(gram))
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, 1L, "scalar",
+                                              scratch[-1, ]), "scratch|into")
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, 1L, "scalar",
+                                              gram), "scratch")
+  expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram, zbar, 400, rhs, 0.3, 1L, "scalar",
+                                              fold_gram), "scratch")
   expect_error(kitchen:::ridge_fold_solve_cpp(gram, fold_gram[-1, -1], zbar, 400, rhs, 0.3, 1L,
                                               "scalar"),
                "fold_gram")
