@@ -42,21 +42,29 @@ namespace {
 
 // The upper triangle of scale * ((g - minus) - n zbar zbar') + shift I,
 // each entry as centred_cholesky() makes it (g's lower triangle read, or
-// its upper one when `upper`), with zeros below the diagonal.
+// its upper one when `upper`; minus's lower one), with zeros below the
+// diagonal. Each block of columns is made row by row: the lower triangles
+// are then read along their rows, a few cache lines serving the whole
+// block, where column by column read them one column apart per entry (an
+// eighth of a fold solve's time at D = 4096).
 void centred_upper(const double* g, const double* minus, bool upper, const double* zbar, double n,
                    double scale, double shift, std::size_t dim, int n_threads, double* a) {
   const std::size_t block = kitchen::gram_finish_block;
   kitchen_glue::parallel_for_chunks(kitchen::gram_finish_units(dim), 2.0 * dim * block, n_threads,
                                     [&](std::size_t begin, std::size_t end) {
-    for (std::size_t j = begin * block; j < std::min(dim, end * block); ++j) {
-      double* aj = a + j * dim;
-      for (std::size_t i = 0; i <= j; ++i) {
-        double gij = upper ? g[i + j * dim] : g[j + i * dim];
-        if (minus) gij -= minus[j + i * dim];
-        aj[i] = scale * (gij - n * (zbar[j] * zbar[i]));
+    for (std::size_t unit = begin; unit < end; ++unit) {
+      const std::size_t j0 = unit * block, j1 = std::min(dim, j0 + block);
+      for (std::size_t i = 0; i < j1; ++i) {
+        for (std::size_t j = std::max(i, j0); j < j1; ++j) {
+          double gij = upper ? g[i + j * dim] : g[j + i * dim];
+          if (minus) gij -= minus[j + i * dim];
+          a[i + j * dim] = scale * (gij - n * (zbar[j] * zbar[i]));
+        }
       }
-      aj[j] += shift;
-      std::fill(aj + j + 1, aj + dim, 0.0);
+      for (std::size_t j = j0; j < j1; ++j) {
+        a[j + j * dim] += shift;
+        std::fill(a + j * dim + j + 1, a + (j + 1) * dim, 0.0);
+      }
     }
   });
 }
