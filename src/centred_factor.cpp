@@ -170,11 +170,9 @@ SEXP ridge_fold_solve_cpp(Rcpp::NumericMatrix gram, Rcpp::Nullable<Rcpp::Numeric
     fresh.reset(new double[dim * dim]);
     factor = fresh.get();
   } else {
-    if (scratch == static_cast<SEXP>(gram) || scratch == static_cast<SEXP>(rhs) ||
-        (fold_gram.isNotNull() && scratch == static_cast<SEXP>(fold_gram.get()))) {
-      Rcpp::stop("scratch must be a matrix of its own.");
-    }
-    kitchen_glue::check_result_buffer(scratch, R_NilValue, dim, dim);
+    kitchen_glue::check_result_buffer(
+        scratch, "scratch", {gram, rhs, fold_gram.isNotNull() ? fold_gram.get() : R_NilValue},
+        dim, dim);
     factor = REAL(scratch);
   }
   Rcpp::NumericMatrix x = Rcpp::clone(rhs);

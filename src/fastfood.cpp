@@ -90,7 +90,7 @@ SEXP fastfood_features_into_cpp(SEXP x, SEXP map_list, int n_threads, SEXP simd,
     return Rf_mkString("{.field d} must be the number of columns of the data.");
   }
   const std::size_t n = Rf_nrows(x);
-  kitchen_glue::check_result_buffer(into, x, n, map.width());
+  kitchen_glue::check_result_buffer(into, "into", {x}, n, map.width());
   const kitchen::fastfood_dense_rows rows{REAL(x), n};
   kitchen_glue::fastfood_fill(map, rows, n, REAL(into), n_threads, kitchen_glue::simd_from_name(simd));
   return R_NilValue;

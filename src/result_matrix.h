@@ -12,6 +12,7 @@
 #include <Rcpp.h>
 
 #include <cstddef>
+#include <initializer_list>
 
 namespace kitchen_glue {
 
@@ -20,13 +21,16 @@ inline SEXP alloc_result_matrix(std::size_t n, std::size_t m) {
   return Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(m));
 }
 
-// A caller's n x m double matrix that features are written into instead of
-// a fresh result (R/map.R block_features()), other than the input x: an
-// error otherwise.
-inline void check_result_buffer(SEXP into, SEXP x, std::size_t n, std::size_t m) {
-  if (TYPEOF(into) != REALSXP || !Rf_isMatrix(into) || into == x ||
-      static_cast<std::size_t>(Rf_nrows(into)) != n || static_cast<std::size_t>(Rf_ncols(into)) != m) {
-    Rcpp::stop("into must be a separate nrow(x) x n_features double matrix.");
+// A caller's n x m double matrix `buffer` (the argument `name`) that a
+// result is written into instead of a fresh one (R/map.R block_features(),
+// the calibration's fold factor), and none of `inputs`: an error otherwise.
+inline void check_result_buffer(SEXP buffer, const char* name, std::initializer_list<SEXP> inputs,
+                                std::size_t n, std::size_t m) {
+  bool aliased = false;
+  for (SEXP input : inputs) aliased = aliased || buffer == input;
+  if (TYPEOF(buffer) != REALSXP || !Rf_isMatrix(buffer) || aliased ||
+      static_cast<std::size_t>(Rf_nrows(buffer)) != n || static_cast<std::size_t>(Rf_ncols(buffer)) != m) {
+    Rcpp::stop("%s must be a separate %d x %d double matrix.", name, n, m);
   }
 }
 

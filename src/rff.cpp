@@ -268,7 +268,7 @@ SEXP rff_features_into_cpp(SEXP x, SEXP map, bool use_blas, int n_threads, SEXP 
     return Rf_mkString("{.field projection} must have one row per column of the data.");
   }
   const std::size_t n = Rf_nrows(x);
-  kitchen_glue::check_result_buffer(into, x, n, kitchen::rff_n_features(view.kind, view.m));
+  kitchen_glue::check_result_buffer(into, "into", {x}, n, kitchen::rff_n_features(view.kind, view.m));
   kitchen_glue::rff_dense_fill(REAL(x), n, view.d, view.projection, view.m, view.offset.data(),
                                view.kind, REAL(into), use_blas, n_threads,
                                kitchen_glue::simd_from_name(simd), view.transposed);

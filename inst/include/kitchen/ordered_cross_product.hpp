@@ -21,8 +21,8 @@
 
 #if KITCHEN_X86_SIMD
 #include <immintrin.h>
-// No "fma" in the target: the products and sums cannot be fused (and the
-// empty asm of unfused() says so again).
+// No "fma" in the target: the products and sums cannot be fused (and
+// keep_unfused() says so again).
 #define KITCHEN_TARGET_ORDERED __attribute__((target("avx2")))
 #endif
 
@@ -30,18 +30,17 @@ namespace kitchen {
 
 namespace detail {
 
-// One tile, scalar: columns i0 .. i0 + n_cols of z against classes j0 ..
-// j0 + n_classes of bt.
-inline void ordered_tile_scalar(const double* z, std::size_t rows, std::size_t ld_z,
-                                const double* bt, std::size_t kp, std::size_t i0,
-                                std::size_t n_cols, std::size_t j0, std::size_t n_classes,
-                                double* out, std::size_t ld_out) {
-  for (std::size_t c = 0; c < n_cols; ++c) {
-    const double* column = z + (i0 + c) * ld_z;
-    for (std::size_t j = j0; j < j0 + n_classes; ++j) {
+// Columns i0 <= i < i1 of z against every class of bt, one entry at a time.
+inline void ordered_columns_scalar(const double* z, std::size_t rows, std::size_t ld_z,
+                                   const double* bt, std::size_t kp, std::size_t k,
+                                   std::size_t i0, std::size_t i1, double* out,
+                                   std::size_t ld_out) {
+  for (std::size_t i = i0; i < i1; ++i) {
+    const double* column = z + i * ld_z;
+    for (std::size_t j = 0; j < k; ++j) {
       double sum = 0.0;
       for (std::size_t l = 0; l < rows; ++l) sum += unfused(column[l] * bt[l * kp + j]);
-      out[(i0 + c) + j * ld_out] = sum;
+      out[i + j * ld_out] = sum;
     }
   }
 }
@@ -69,7 +68,7 @@ KITCHEN_TARGET_ORDERED void ordered_tile_avx2(const double* z, std::size_t rows,
       const __m256d b = _mm256_loadu_pd(row + 4 * v);
       for (int r = 0; r < RT; ++r) {
         __m256d product = _mm256_mul_pd(a[r], b);
-        __asm__("" : "+x"(product));  // unfused() in place (a vector return would warn)
+        keep_unfused(product);
         sum[r][v] = _mm256_add_pd(sum[r][v], product);
       }
     }
@@ -128,7 +127,7 @@ inline void ordered_cross_product(const double* z, std::size_t rows, std::size_t
   }
 #endif
   (void)level;
-  detail::ordered_tile_scalar(z, rows, ld_z, bt, kp, i0, i1 - i0, 0, k, out, ld_out);
+  detail::ordered_columns_scalar(z, rows, ld_z, bt, kp, k, i0, i1, out, ld_out);
 }
 
 }  // namespace kitchen

@@ -41,14 +41,22 @@ inline simd_level resolve_simd(simd_level requested) {
 // instead of twice. The empty asm hands the compiler a value it cannot see
 // through, so code that must round as separate operations (rbin's bins, the
 // reference BLAS's sums) does so on every level.
+// keep_unfused() marks a value in place: by reference, so that a vector
+// type can go through it from inside a function compiled for AVX without
+// passing it by value (GCC's -Wpsabi warns on that).
 template <class T>
-inline T unfused(T value) {
+inline void keep_unfused(T& value) {
 #if KITCHEN_X86_SIMD
   __asm__("" : "+x"(value));
 #else
   volatile T kept = value;
   value = kept;
 #endif
+}
+
+template <class T>
+inline T unfused(T value) {
+  keep_unfused(value);
   return value;
 }
 
