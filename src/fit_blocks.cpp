@@ -22,6 +22,7 @@
 
 #include "feature_fill.h"
 #include "gram_update.h"
+#include "kitchen/huge_pages.hpp"
 #include "kitchen/ordered_cross_product.hpp"
 #include "map_fields.h"
 #include "parallel_chunks.h"
@@ -45,6 +46,7 @@ class grow_buffer {
     if (n > size_) {
       data_.reset();  // the old block is returned before the larger one is asked for
       data_.reset(new double[n]);
+      kitchen::advise_huge_pages(data_.get(), n * sizeof(double));  // see result_matrix.h
       size_ = n;
     }
     return data_.get();

@@ -1,15 +1,17 @@
 // A fresh n x m double matrix for a result the workers will fill: every
-// element is written before it is returned, so it is not zeroed. No huge
-// pages are asked for (unlike fwht()'s results and the logistic fit's
-// copies, huge_pages.hpp): on these VMs a result's first touch in 2 MB pages
-// was slower whenever the pages were fresh to the host, as a process's
-// first large result mostly is (predict() of 1e5 x 2048 rff features in a
-// new process: 3.5-3.9 s with the advice, 1.1-1.5 s without; later calls
-// 0.6-0.8 s with it, 1.3-1.7 s without, bench/krr.R and one-off scripts),
-// and most predict() results are made once.
+// element is written before it is returned, so it is not zeroed. Huge pages
+// are asked for, as numpy does for its arrays (huge_pages.hpp): which first
+// touch is cheaper on these VMs changes from day to day, and the advice is
+// the one that never costs much. predict() of 1e5 x 2048 rff features
+// (1.6 GB, 2 threads, one-off scripts): on 11-27 (an AVX2 machine) 3.5-3.9
+// s advised against 1.1-1.5 s not in a new process, 0.6-0.8 s against
+// 1.3-1.7 s for later calls; on 11-30 (AVX-512) 2.5 s against 7.7-9.6 s
+// in a new process and 0.33 s against 7.7-9.7 s later.
 #pragma once
 
 #include <Rcpp.h>
+
+#include "kitchen/huge_pages.hpp"
 
 #include <cstddef>
 #include <initializer_list>
@@ -18,7 +20,9 @@ namespace kitchen_glue {
 
 // Unprotected, like Rf_allocMatrix: wrap it in Rcpp::Shield.
 inline SEXP alloc_result_matrix(std::size_t n, std::size_t m) {
-  return Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(m));
+  SEXP out = Rf_allocMatrix(REALSXP, static_cast<int>(n), static_cast<int>(m));
+  kitchen::advise_huge_pages(REAL(out), n * m * sizeof(double));
+  return out;
 }
 
 // A caller's n x m double matrix `buffer` (the argument `name`) that a

@@ -4,10 +4,12 @@
 // page, which dominates cheap passes over large results; with 2 MB pages
 // there are 512 times fewer faults. Only advice: harmless where unsupported.
 // On these VMs it pays for buffers made again and again (fwht() of 2^24
-// numbers, repeated: 0.075 s with it, 0.18 s without), but a 2 MB page new
-// to the host costs more to touch first than 512 small ones (1.6 GB in a
-// new process: 0.25-5.8 s advised, 1.2-2.0 s not), so results that are
-// mostly made once do without it (src/result_matrix.h).
+// numbers, repeated: 0.075 s with it, 0.18 s without). A 2 MB page new to
+// the host has cost more to touch first than 512 small ones on some days
+// (1.6 GB in a new process, 11-27, AVX2 machine: 0.25-5.8 s advised,
+// 1.2-2.0 s not) and far less on others (11-30, AVX-512: 3.1 s advised,
+// 4.6-6.5 s not; again in the same process 0.14 s against 4.7 s): advised,
+// the worst case is bounded.
 #pragma once
 
 #include <cstddef>
