@@ -173,6 +173,10 @@ nystrom_features_cpp <- function(x, center, divisor, centers, normalization, kin
     .Call(`_kitchen_nystrom_features_cpp`, x, center, divisor, centers, normalization, kind, n_threads, simd)
 }
 
+ordered_product_cpp <- function(a, b, n_threads, simd) {
+    .Call(`_kitchen_ordered_product_cpp`, a, b, n_threads, simd)
+}
+
 pairwise_distances_cpp <- function(x, manhattan, n_threads) {
     .Call(`_kitchen_pairwise_distances_cpp`, x, manhattan, n_threads)
 }

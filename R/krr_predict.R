@@ -171,11 +171,27 @@ predict_rows <- function(object, x, backend, block_size, verbose, label = "Predi
       binned_scores(object, x[rows, , drop = FALSE], backend)  # R/krr_binned_predict.R
     } else {
       z <- block_features(object$map, x[rows, , drop = FALSE], backend, z)
-      z %*% object$coefficients
+      block_scores(z, object$coefficients, backend)
     }
     if (!is.null(bar)) cli::cli_progress_update(set = max(rows), id = bar)
   }
   out + rep(object$intercept, each = n)  # as sweep(), without its R-level cost
+}
+
+# z %*% coefficients. On the reference BLAS, whose dgemm runs on one thread,
+# kitchen sums it on threads in the same order, so the same bits
+# (src/ordered_product.cpp); it declines (NULL) where %*% would not call
+# dgemm, and options(matprod =) other than "default" keep %*%. It pays from
+# 2 columns (bench/results/ordered-product.md, a 4096 x 4096 block on 2
+# threads: 2 columns 0.016 s against 0.023, 26 columns 0.047 against
+# 0.35); with one, the reference dgemv is as fast.
+block_scores <- function(z, coefficients, backend) {
+  if (isTRUE(backend$reference_blas) && ncol(coefficients) >= 2 &&
+      is.matrix(z) && is.double(z) && identical(getOption("matprod", "default"), "default")) {
+    scores <- ordered_product_cpp(z, coefficients, backend$n_threads, backend$simd)
+    if (!is.null(scores)) return(scores)
+  }
+  z %*% coefficients
 }
 
 # The class with the largest score in each row (an ordered factor when the

@@ -594,6 +594,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// ordered_product_cpp
+SEXP ordered_product_cpp(Rcpp::NumericMatrix a, Rcpp::NumericMatrix b, int n_threads, SEXP simd);
+RcppExport SEXP _kitchen_ordered_product_cpp(SEXP aSEXP, SEXP bSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type a(aSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type b(bSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(ordered_product_cpp(a, b, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // pairwise_distances_cpp
 Rcpp::NumericVector pairwise_distances_cpp(Rcpp::NumericMatrix x, bool manhattan, int n_threads);
 RcppExport SEXP _kitchen_pairwise_distances_cpp(SEXP xSEXP, SEXP manhattanSEXP, SEXP n_threadsSEXP) {
@@ -942,6 +955,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_logistic_bound_cpp", (DL_FUNC) &_kitchen_logistic_bound_cpp, 14},
     {"_kitchen_packed_cholesky_solve_cpp", (DL_FUNC) &_kitchen_packed_cholesky_solve_cpp, 3},
     {"_kitchen_nystrom_features_cpp", (DL_FUNC) &_kitchen_nystrom_features_cpp, 8},
+    {"_kitchen_ordered_product_cpp", (DL_FUNC) &_kitchen_ordered_product_cpp, 4},
     {"_kitchen_pairwise_distances_cpp", (DL_FUNC) &_kitchen_pairwise_distances_cpp, 3},
     {"_kitchen_rbin_build_cpp", (DL_FUNC) &_kitchen_rbin_build_cpp, 7},
     {"_kitchen_rbin_columns_cpp", (DL_FUNC) &_kitchen_rbin_columns_cpp, 10},
