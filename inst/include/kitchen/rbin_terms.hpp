@@ -53,7 +53,9 @@ __attribute__((target("avx2"))) inline void rbin_add_terms_avx2(
   const __m256i m_hi = _mm256_srli_epi64(m, 32);
   std::size_t i = 0;
   for (; i + 4 <= len; i += 4) {
-    __m256d t = _mm256_sub_pd(unfused(_mm256_mul_pd(_mm256_loadu_pd(x + i), va)), vb);
+    __m256d scaled = _mm256_mul_pd(_mm256_loadu_pd(x + i), va);
+    keep_unfused(scaled);  // in place: a vector returned by value warns under -Wpsabi
+    __m256d t = _mm256_sub_pd(scaled, vb);
     t = _mm256_min_pd(_mm256_max_pd(t, lo), hi);  // max(NaN, lo) is lo
     t = _mm256_round_pd(t, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
     const __m256i q = _mm256_sub_epi64(_mm256_castpd_si256(_mm256_add_pd(t, magic)), magic_bits);
@@ -76,7 +78,9 @@ __attribute__((target("avx512f,avx512dq"))) inline void rbin_add_terms_avx512(
   const __m512i m = _mm512_set1_epi64(static_cast<long long>(mult));
   std::size_t i = 0;
   for (; i + 8 <= len; i += 8) {
-    __m512d t = _mm512_sub_pd(unfused(_mm512_mul_pd(_mm512_loadu_pd(x + i), va)), vb);
+    __m512d scaled = _mm512_mul_pd(_mm512_loadu_pd(x + i), va);
+    keep_unfused(scaled);
+    __m512d t = _mm512_sub_pd(scaled, vb);
     t = _mm512_min_pd(_mm512_max_pd(t, lo), hi);
     t = _mm512_roundscale_pd(t, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
     const __m512i prod = _mm512_mullo_epi64(_mm512_cvttpd_epi64(t), m);
