@@ -4,7 +4,7 @@
 test_that("the ordered product is %*% to the last bit on every level and thread count", {
   skip_if(kitchen:::blas_is_optimised(), "R's BLAS is not the reference one")
   set.seed(5)
-  # rows across tiles (8) and segments (256); depth across blocks (64)
+  # rows across tiles (16) and segments (256); depth across blocks (64)
   for (n in c(1, 7, 9, 255, 257, 600)) for (depth in c(1, 63, 65, 300)) for (k in c(1, 3, 4, 5, 26)) {
     a <- matrix(rnorm(n * depth), n, depth)
     b <- matrix(rnorm(depth * k), depth, k)

@@ -41,7 +41,7 @@ namespace detail {
 constexpr std::size_t ordered_tile_rows = 16;
 constexpr std::size_t ordered_tile_columns = 4;
 
-// The tile's running sums at rows [i0, i0 + 8) and columns [j0, j0 + nj) of
+// The tile's running sums at rows [i0, i0 + 16) and columns [j0, j0 + nj) of
 // out, or zeros for the first depth block (as dgemm zeroes C when beta = 0);
 // rows past `rows` read as zeros.
 inline void ordered_tile_load(const double* out, std::size_t ld_out, std::size_t i0,
@@ -63,7 +63,7 @@ inline void ordered_tile_store(const double* tile, std::size_t i0, std::size_t r
   }
 }
 
-// tile += packed rows [i0, i0 + 8) times b's rows [l0, l0 + lc) of columns
+// tile += packed rows [i0, i0 + 16) times b's rows [l0, l0 + lc) of columns
 // [j0, j0 + nj), in order of depth.
 inline void ordered_tile_scalar(const double* packed, std::size_t rows_p, std::size_t lc,
                                 std::size_t i0, const double* b, std::size_t ld_b,
