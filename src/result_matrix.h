@@ -1,12 +1,12 @@
 // A fresh n x m double matrix for a result the workers will fill: every
 // element is written before it is returned, so it is not zeroed. Huge pages
 // are asked for, as numpy does for its arrays (huge_pages.hpp): which first
-// touch is cheaper on these VMs changes from day to day, and the advice is
-// the one that never costs much. predict() of 1e5 x 2048 rff features
-// (1.6 GB, 2 threads, one-off scripts): on 11-27 (an AVX2 machine) 3.5-3.9
-// s advised against 1.1-1.5 s not in a new process, 0.6-0.8 s against
-// 1.3-1.7 s for later calls; on 11-30 (AVX-512) 2.5 s against 7.7-9.6 s
-// in a new process and 0.33 s against 7.7-9.7 s later.
+// touch is cheaper on these VMs changes from day to day; advised, the worst
+// case measured is 3.9 s, not advised 9.7 s. predict() of 1e5 x 2048 rff
+// features (1.6 GB, 2 threads, one-off scripts): on 11-27 (an AVX2
+// machine) 3.5-3.9 s advised against 1.1-1.5 s not in a new process,
+// 0.6-0.8 s against 1.3-1.7 s for later calls; on 11-30 (AVX-512) 2.5 s
+// against 7.7-9.6 s in a new process and 0.33 s against 7.7-9.7 s later.
 #pragma once
 
 #include <Rcpp.h>
