@@ -286,16 +286,20 @@ leading_chunk_rows <- function(map, data, n_rows, purpose, call = rlang::caller_
   ws <- list()
   rows <- 0
   i <- 0
+  first <- NULL  # the first chunk with rows
   while (rows < n_rows) {
     chunk <- chunk_read(data, i + 1, call = call)
     if (is.null(chunk)) break
     i <- i + 1
+    if (chunk_is_empty(chunk)) next  # R/chunked_future.R
+    first <- first %||% i
     x <- map_input(map, with_chunk(data, i, "holds bad data", call = call,
                                    as_data_matrix(chunk$x, allow_sparse = TRUE, arg = "x")),
                    arg = "x", call = call)
-    xs[[i]] <- as.matrix(x)
-    ys[[i]] <- chunk$y
-    ws[[i]] <- with_chunk(data, i, "holds bad data", call = call,
+    k <- length(xs) + 1
+    xs[[k]] <- as.matrix(x)
+    ys[[k]] <- chunk$y
+    ws[[k]] <- with_chunk(data, i, "holds bad data", call = call,
                           check_weights(chunk$weights, nrow(x), arg = "weights", whole = FALSE)) %||% rep(1, nrow(x))
     rows <- rows + nrow(x)
   }
@@ -310,7 +314,7 @@ leading_chunk_rows <- function(map, data, n_rows, purpose, call = rlang::caller_
     do.call(rbind, lapply(ys, as.matrix))
   }
   weights <- unlist(ws)
-  y <- with_chunk(data, 1, "holds bad data", call = call, krr_response(y, rows, weights)$y)
+  y <- with_chunk(data, first, "holds bad data", call = call, krr_response(y, rows, weights)$y)
   list(x = do.call(rbind, xs), y = y / response_scale(y), weights = weights)
 }
 

@@ -36,6 +36,10 @@
 #' responses (as [factor()] would make them, so a CSV response column needs
 #' no conversion).
 #'
+#' A chunk of no rows (a file with a header alone, a query or a filter that
+#' matched nothing) holds no data: fits pass it by (it keeps its number, so
+#' the chunks after it keep their CV folds), and predictions give it none.
+#'
 #' A chunk that cannot be read, or that holds bad data (missing columns,
 #' extra ones without names, NA, non-numeric predictors, a response of the
 #' wrong kind), stops

@@ -311,7 +311,8 @@
 #' columns, which the main process holds while it screens it. With
 #' `lambda = "cv"`, whole chunks are assigned to folds in turn (chunk `i` to
 #' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
-#' chunks; `folds` cannot be given. When `lambda` is not given, chunked data
+#' chunks, and chunks of no rows must not leave a fold with none; `folds`
+#' cannot be given. When `lambda` is not given, chunked data
 #' use CV if the number of chunks is known to be at least `n_folds` (a list
 #' or files), else GCV, with a message. The response of chunked data is not
 #' rescaled before scoring (its size is only known after the pass).

@@ -30,22 +30,19 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   n_read <- for_each_chunk_task(data, "binned_chunk", args, engine = engine, verbose = verbose,
                                 call = call, consume = function(part, i) {
     with_chunk(data, i, "holds bad data", call = call, {
-      if (i == 1) col_names <<- part$col_names
+      if (!length(parts)) col_names <<- part$col_names  # the first chunk with rows
       part <- chunk_in_first_order(data, i, part, col_names, binned_chunk, args, engine)
       check_same_chunk(first_pass, i, part$fingerprint)
       merged <- merge_response(response, part$response)
       response <<- merged$state
       part$columns <- merged$columns
       part$response <- NULL
-      parts[[i]] <<- part
+      part$chunk <- i
+      parts[[length(parts) + 1]] <<- part  # (chunks without rows have none)
     })
   })
-  if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+  check_chunks_read(n_read, if (by_cv) n_folds, call)  # R/krr_chunked.R
   check_chunk_count(first_pass, n_read, call)
-  if (by_cv && n_read < n_folds) {
-    abort_arg("{.code lambda = \"cv\"} assigns whole chunks to folds: {.arg n_folds} ({n_folds}) must not exceed the number of chunks ({n_read}).",
-              call = call)
-  }
   rows <- vapply(parts, function(p) nrow(p$cols), 0)
   warn_rows_far_outside(sum(vapply(parts, `[[`, 0, "far_outside")), sum(rows), call)  # R/clip.R
   cols <- do.call(rbind, lapply(parts, `[[`, "cols"))
@@ -53,7 +50,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   response <- y$response
   weights <- unlist(lapply(seq_along(parts), function(i) parts[[i]]$weights %||% rep(1, rows[i])))
   has_weights <- any(vapply(parts, function(p) !is.null(p$weights), TRUE))
-  folds <- if (by_cv) rep(chunk_fold(seq_along(parts), n_folds), rows)
+  folds <- if (by_cv) rep(chunk_fold(vapply(parts, `[[`, 0, "chunk"), n_folds), rows)
   read <- proc.time()[["elapsed"]] - started
   rm(parts)
 

@@ -138,7 +138,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
   n_read <- for_each_chunk_task(data, "fit_chunk", args, engine = engine, verbose = verbose,
                                 call = call, consume = function(part, i) {
     with_chunk(data, i, "holds bad data", call = call, {
-      if (i == 1) col_names <<- part$col_names
+      if (is.null(acc)) col_names <<- part$col_names  # the first chunk with rows
       part <- chunk_in_first_order(data, i, part, col_names, fit_chunk, args, engine)
       check_same_chunk(first_pass, i, part$fingerprint)
       merged <- merge_response(response, part$response)
@@ -149,12 +149,8 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
                           response_width(merged$state), n_folds, fold, part$y_shift)
     })
   })
-  if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+  check_chunks_read(n_read, n_folds, call)
   check_chunk_count(first_pass, n_read, call)
-  if (!is.null(n_folds) && n_read < n_folds) {
-    abort_arg("{.code lambda = \"cv\"} assigns whole chunks to folds: {.arg n_folds} ({n_folds}) must not exceed the number of chunks ({n_read}).",
-              call = call)
-  }
   stats <- finish_statistics(acc)
   stats$y_scale <- acc$y_scale
   stats$y_shift <- acc$y_shift
@@ -223,12 +219,46 @@ check_same_chunk <- function(first_pass, i, fingerprint) {
   }
 }
 
-# So must the number of chunks.
+# So must the number of chunks, and which of them have no rows.
 check_chunk_count <- function(first_pass, n_read, call) {
   if (is.null(first_pass$n_read)) first_pass$n_read <- n_read
   if (n_read != first_pass$n_read) {
     abort_arg(c("{.arg x} gave {n_read} chunk{?s} on this pass over the data, {first_pass$n_read} on the first.",
                 i = same_chunks_hint), call = call)
+  }
+  empty <- attr(n_read, "empty")
+  known <- attr(first_pass$n_read, "empty")
+  if (!identical(empty, known)) {
+    changed <- union(setdiff(empty, known), setdiff(known, empty))
+    abort_arg(c("Chunk {changed[1]} had {if (changed[1] %in% known) 'no' else 'some'} rows on the first pass over the data and {if (changed[1] %in% known) 'some' else 'none'} on this one.",
+                i = same_chunks_hint), call = call)
+  }
+}
+
+# After a fit's first pass (n_read: for_each_chunk_task()'s count, with
+# the chunks of no rows, which are passed by): some chunk must have rows,
+# and with CV (n_folds) every fold (whole chunks by position: chunk_fold()).
+check_chunks_read <- function(n_read, n_folds, call) {
+  if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+  empty <- attr(n_read, "empty")
+  if (length(empty) == n_read) {
+    none <- if (n_read == 1) "its chunk has none" else paste("all", n_read, "chunks have none")
+    abort_arg("{.arg x} has no rows: {none}.", call = call)
+  }
+  if (is.null(n_folds)) return(invisible())
+  if (n_read < n_folds) {
+    abort_arg("{.code lambda = \"cv\"} assigns whole chunks to folds: {.arg n_folds} ({n_folds}) must not exceed the number of chunks ({n_read}).",
+              call = call)
+  }
+  fold_of <- chunk_fold(seq_len(n_read), n_folds)
+  bare <- setdiff(seq_len(n_folds), fold_of[!seq_len(n_read) %in% empty])
+  if (length(bare)) {
+    chunks <- which(fold_of == bare[1])
+    its <- if (length(chunks) == 1) "Its chunk" else "Its chunks"
+    abort_arg(c("{.code lambda = \"cv\"} assigns whole chunks to folds: fold {bare[1]} has no rows.",
+                x = "{its} ({paste(chunks, collapse = ', ')}) {if (length(chunks) == 1) 'has' else 'have'} none.",
+                i = "Use fewer folds ({.arg n_folds}), or leave the chunks without rows out."),
+              call = call)
   }
 }
 
@@ -370,9 +400,10 @@ predict_chunked <- function(object, newdata, type, n_threads, block_size, parall
   parts <- list()
   args <- list(object = object, type = type, block_size = block_size,
                what = "could not be predicted")
+  # (chunks of no rows too: they give results of no rows of the right shape)
   for_each_chunk_task(newdata, "predict_chunk", args, engine = engine, verbose = verbose,
                       call = call, consume = function(value, i) parts[[i]] <<- value,
-                      label = "Predicting chunks")
+                      label = "Predicting chunks", skip_empty = FALSE)
   if (type == "class") {
     return(factor(unlist(lapply(parts, as.character)), levels = object$response$levels))
   }

@@ -3,22 +3,25 @@
 # the rescaling (min-max and none exactly as in memory; standard from
 # pooled means and variances, equal up to rounding) and the clipping range.
 # The default bandwidth (median distance) is taken on up to 1000 rows of
-# chunk 1. Call inside with_seed(), as map_setup(): the pass draws no
-# random numbers, the bandwidth does.
+# the first chunk with rows. Call inside with_seed(), as map_setup(): the
+# pass draws no random numbers, the bandwidth does.
 chunked_map_setup <- function(data, scale, kernel, sigma_given, backend,
                               call = rlang::caller_env()) {
   engine <- chunk_engine("auto", backend$n_threads, backend, call = call)
-  parts <- list()
+  parts <- list()  # the chunks with rows, in order
   n_read <- for_each_chunk_task(data, "chunk_column_summary", list(what = "holds bad data"),
                                 engine = engine, verbose = FALSE, call = call,
-                                consume = function(part, i) parts[[i]] <<- part)
-  if (n_read == 0) abort_arg("{.arg x} has no chunks: chunk 1 is {.code NULL}.", call = call)
+                                consume = function(part, i) {
+    part$chunk <- i
+    parts[[length(parts) + 1]] <<- part
+  })
+  check_chunks_read(n_read, NULL, call)  # R/krr_chunked.R
   col_names <- parts[[1]]$names
   d <- parts[[1]]$d
-  for (i in seq_along(parts)) {
-    with_chunk(data, i, "holds bad data", call = call, {
-      if (parts[[i]]$d != d) abort_arg("{.arg x} must have the {d} columns of chunk 1.")
-      if (!is.null(col_names)) parts[[i]] <- reorder_summary(parts[[i]], col_names)
+  for (k in seq_along(parts)) {
+    with_chunk(data, parts[[k]]$chunk, "holds bad data", call = call, {
+      if (parts[[k]]$d != d) abort_arg("{.arg x} must have the {d} columns of chunk {parts[[1]]$chunk}.")
+      if (!is.null(col_names)) parts[[k]] <- reorder_summary(parts[[k]], col_names)
     })
   }
   range <- list(low = do.call(pmin, lapply(parts, function(p) p$range$low)),
@@ -27,8 +30,8 @@ chunked_map_setup <- function(data, scale, kernel, sigma_given, backend,
   if (sigma_given) {
     kernel$sigma <- bandwidth_for_columns(kernel$sigma, d, col_names, call = call)
   } else {
-    first <- as_data_matrix(chunk_read(data, 1, call = call)$x, allow_sparse = TRUE, arg = "x",
-                            call = call)
+    first <- as_data_matrix(chunk_read(data, parts[[1]]$chunk, call = call)$x,
+                            allow_sparse = TRUE, arg = "x", call = call)
     if (!is.null(col_names)) first <- first[, col_names, drop = FALSE]
     kernel$sigma <- median_distance_bandwidth(first, rescale, kernel)
   }

@@ -37,7 +37,8 @@
 #' @param conn A \pkg{DBI} connection, or a function of no arguments that
 #'   returns one (needed for futures; see below).
 #' @param query An SQL query (one string) read `chunk_size` rows at a time,
-#'   or several queries, each giving one chunk.
+#'   or several queries, each giving one chunk (a query that returns no rows
+#'   gives a chunk of none: see [chunked()]).
 #' @param chunk_size The number of rows in a chunk of a single query.
 #' @param x The names of the predictor columns, or `NULL` for all columns but
 #'   `y` and `weights`.
@@ -102,11 +103,9 @@ read_db_chunk <- function(data, i) {
   if (length(data$source) > 1) {
     if (i > length(data$source)) return(NULL)
     frame <- with_db_connection(data, function(conn) DBI::dbGetQuery(conn, data$source[[i]]))
-    if (nrow(frame) == 0) {
-      # NULL would end the data here, silently dropping the queries after it
-      abort_arg(c("The query returned no rows.",
-                  i = "Give only queries that return rows (an empty month or key range is left out of {.arg source})."))
-    }
+    # a chunk of no rows (an empty month or key range), not the end of the
+    # data: NULL would silently drop the queries after it
+    return(chunk_from_frame(frame, data$x, data$y, data$weights, what = "query"))
   } else if (data$in_worker) {
     frame <- with_db_connection(data, function(conn) DBI::dbGetQuery(conn, db_page_query(data, i)))
   } else {

@@ -231,16 +231,13 @@ test_that("bad queries, columns and data stop the fit, naming the chunk", {
                                                  "SELECT a, y FROM points"), y = "y")),
                   error = function(e) e)
   expect_match(conditionMessage(err), "Chunk 2 \\(query 2\\)")
-  # An empty query among several is an error naming it, not the end of the
-  # data (the queries after it were silently left out).
-  err <- tryCatch(fit_of(chunked_db(con, c("SELECT a, b, y FROM points WHERE id < 100",
-                                                 "SELECT a, b, y FROM points WHERE id < 0",
-                                                 "SELECT a, b, y FROM points WHERE id > 200 AND id < 250"),
-                                    y = "y")),
-                  error = function(e) e)
-  expect_s3_class(err, "kitchen_error_argument")
-  expect_match(conditionMessage(err), "Chunk 2 \\(query 2\\)")
-  expect_match(conditionMessage(err$parent), "no rows")
+  # An empty query among several is a chunk of no rows, not the end of the
+  # data (the queries after it were once silently left out).
+  two <- c("SELECT a, b, y FROM points WHERE id < 100",
+           "SELECT a, b, y FROM points WHERE id > 200 AND id < 250")
+  expect_identical(coef(fit_of(chunked_db(con, c(two[1], "SELECT a, b, y FROM points WHERE id < 0",
+                                                 two[2]), y = "y"))),
+                   coef(fit_of(chunked_db(con, two, y = "y"))))
   expect_error(fit_of(chunked_db(con, "SELECT a, b, y FROM points WHERE id < 0", y = "y")),
                class = "kitchen_error_argument", regexp = "no chunks")
 
