@@ -167,27 +167,22 @@ test_that("a chunk that gains or loses its rows between passes is an error", {
   toy <- empty_toy()
   map <- rff(toy$x, 16, sigma = 1, seed = 3)
   chunks <- chunks_with_empty(toy, 2L)
-  calls <- 0
-  changing <- function(i) {
-    if (i == 1) calls <<- calls + 1
-    if (i > length(chunks)) return(NULL)
-    if (i == 2 && calls > 1) return(chunks[[3]])  # rows on the second pass
-    chunks[[i]]
+  # A function source whose chunk `at` is `later` from the second pass on.
+  changing <- function(at, later) {
+    passes <- 0
+    function(i) {
+      if (i == 1) passes <<- passes + 1
+      if (i > length(chunks)) return(NULL)
+      if (i == at && passes > 1) later else chunks[[i]]
+    }
   }
-  expect_error(krr_fit(chunked(changing), map, lambda = "gcv", sigma = c(0.5, 1), verbose = FALSE,
-                       parallel = "none"),
-               class = "kitchen_error_argument",
+  fit_of <- function(source) {
+    krr_fit(chunked(source), map, lambda = "gcv", sigma = c(0.5, 1), verbose = FALSE,
+            parallel = "none")
+  }
+  expect_error(fit_of(changing(2, chunks[[3]])), class = "kitchen_error_argument",
                regexp = "Chunk 2 had no rows on the first pass over the data and some on this one")
-  calls <- 0
-  losing <- function(i) {
-    if (i == 1) calls <<- calls + 1
-    if (i > length(chunks)) return(NULL)
-    if (i == 3 && calls > 1) return(chunks[[2]])  # none on the second pass
-    chunks[[i]]
-  }
-  expect_error(krr_fit(chunked(losing), map, lambda = "gcv", sigma = c(0.5, 1), verbose = FALSE,
-                       parallel = "none"),
-               class = "kitchen_error_argument",
+  expect_error(fit_of(changing(3, chunks[[2]])), class = "kitchen_error_argument",
                regexp = "Chunk 3 had some rows on the first pass over the data and none on this one")
 })
 
