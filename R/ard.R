@@ -292,15 +292,17 @@ leading_chunk_rows <- function(map, data, n_rows, purpose, call = rlang::caller_
     if (is.null(chunk)) break
     i <- i + 1
     if (chunk_is_empty(chunk)) next  # R/chunked_future.R
-    first <- first %||% i
     x <- map_input(map, with_chunk(data, i, "holds bad data", call = call,
                                    as_data_matrix(chunk$x, allow_sparse = TRUE, arg = "x")),
                    arg = "x", call = call)
+    w <- with_chunk(data, i, "holds bad data", call = call,
+                    check_weights(chunk$weights, nrow(x), arg = "weights", whole = FALSE)) %||% rep(1, nrow(x))
+    if (!any(w > 0)) next  # a chunk of no weight: no rows to search on
+    first <- first %||% i
     k <- length(xs) + 1
     xs[[k]] <- as.matrix(x)
     ys[[k]] <- chunk$y
-    ws[[k]] <- with_chunk(data, i, "holds bad data", call = call,
-                          check_weights(chunk$weights, nrow(x), arg = "weights", whole = FALSE)) %||% rep(1, nrow(x))
+    ws[[k]] <- w
     rows <- rows + nrow(x)
   }
   if (rows == 0) abort_arg("{.arg x} has no chunks {purpose}.", call = call)

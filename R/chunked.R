@@ -300,9 +300,18 @@ close_chunk_source <- function(data) {
   if (identical(data$kind, "database")) close_db_source(data)
 }
 
-# x and y of a chunk, and its weights when it has them.
+# x and y of a chunk, and its weights when it has them. 64-bit integer
+# columns of a data frame x (databases, Parquet, bit64) become doubles.
 chunk_fields <- function(chunk) {
-  c(list(x = chunk$x, y = chunk$y), if (!is.null(chunk$weights)) list(weights = chunk$weights))
+  x <- chunk$x
+  if (is.data.frame(x)) x <- integer64_as_double(x)
+  c(list(x = x, y = chunk$y), if (!is.null(chunk$weights)) list(weights = chunk$weights))
+}
+
+integer64_as_double <- function(frame) {
+  wide <- vapply(frame, inherits, TRUE, "integer64")
+  frame[wide] <- lapply(frame[wide], as.double)
+  frame
 }
 
 read_chunk_file <- function(data, path) {
@@ -321,8 +330,7 @@ read_chunk_file <- function(data, path) {
 chunk_from_frame <- function(frame, x, y, weights, what = "file") {
   absent <- setdiff(c(x, y, weights), names(frame))
   if (length(absent)) abort_arg("The {what} lacks {cli::qty(length(absent))}column{?s} {.val {absent}}.")
-  wide <- vapply(frame, inherits, TRUE, "integer64")
-  frame[wide] <- lapply(frame[wide], as.double)
+  frame <- integer64_as_double(frame)
   if (is.null(x)) x <- setdiff(names(frame), c(y, weights))
   chunk_fields(list(x = frame[x], y = if (!is.null(y)) frame[[y]],
                     weights = if (!is.null(weights)) frame[[weights]]))

@@ -25,6 +25,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   parts <- list()
   response <- NULL
   col_names <- NULL
+  weighted <- NULL  # whether the chunks so far came with weights
   args <- list(map = map, col_names = NULL, what = "holds bad data")
   first_pass <- new.env()  # each chunk's fingerprint, for later passes (chunked_bins())
   n_read <- for_each_chunk_task(data, "binned_chunk", args, engine = engine, verbose = verbose,
@@ -33,6 +34,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
       if (!length(parts)) col_names <<- part$col_names  # the first chunk with rows
       part <- chunk_in_first_order(data, i, part, col_names, binned_chunk, args, engine)
       check_same_chunk(first_pass, i, part$fingerprint)
+      weighted <<- check_chunk_weighting(weighted, !is.null(part$weights))  # R/krr_chunked.R
       merged <- merge_response(response, part$response)
       response <<- merged$state
       part$columns <- merged$columns
@@ -51,6 +53,8 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   weights <- unlist(lapply(seq_along(parts), function(i) parts[[i]]$weights %||% rep(1, rows[i])))
   has_weights <- any(vapply(parts, function(p) !is.null(p$weights), TRUE))
   folds <- if (by_cv) rep(chunk_fold(vapply(parts, `[[`, 0, "chunk"), n_folds), rows)
+  fold_weights <- if (by_cv) vapply(seq_len(n_folds), function(k) sum(weights[folds == k]), 0)
+  check_chunk_weights(sum(weights), fold_weights, call)  # R/krr_chunked.R
   read <- proc.time()[["elapsed"]] - started
   rm(parts)
 

@@ -134,6 +134,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
   response <- NULL
   col_names <- NULL
   far_outside <- 0  # rows clipped far from the map's range (R/clip.R)
+  weighted <- NULL  # whether the chunks so far came with weights
   args <- list(map = map, col_names = NULL, block_size = block_size, what = "holds bad data")
   n_read <- for_each_chunk_task(data, "fit_chunk", args, engine = engine, verbose = verbose,
                                 call = call, consume = function(part, i) {
@@ -141,6 +142,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
       if (is.null(acc)) col_names <<- part$col_names  # the first chunk with rows
       part <- chunk_in_first_order(data, i, part, col_names, fit_chunk, args, engine)
       check_same_chunk(first_pass, i, part$fingerprint)
+      weighted <<- check_chunk_weighting(weighted, part$weighted)
       merged <- merge_response(response, part$response)
       response <<- merged$state
       fold <- if (!is.null(n_folds)) chunk_fold(i, n_folds)
@@ -152,6 +154,7 @@ chunked_statistics <- function(data, map, n_folds, block_size, engine, verbose, 
   check_chunks_read(n_read, n_folds, call)
   check_chunk_count(first_pass, n_read, call)
   stats <- finish_statistics(acc)
+  check_chunk_weights(stats$n, vapply(stats$folds, `[[`, 0, "n"), call)
   stats$y_scale <- acc$y_scale
   stats$y_shift <- acc$y_shift
   if (response$type == "class") {
@@ -178,7 +181,7 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
                          weights = rows$weights)
   list(stats = acc$total, y_scale = y_scale, y_shift = shifted$shift, response = coded$state,
        col_names = colnames(rows$x),
-       far_outside = rows$far_outside,
+       far_outside = rows$far_outside, weighted = !is.null(rows$weights),
        fingerprint = chunk_fingerprint(rows$x, coded, rows$weights))
 }
 
@@ -187,6 +190,9 @@ fit_chunk <- function(chunk, i, map, col_names, block_size, backend) {
 # the order comes first), its coded response and checked weights.
 training_chunk <- function(chunk, map, col_names) {
   if (is.null(chunk$y)) abort_arg("The chunk has no response {.field y}.")
+  if (length(dim(chunk$x)) == 2 && nrow(chunk$x) == 0) {  # (chunks of none are passed by)
+    abort_arg("{.arg x} has no rows, but {.arg y} has {NROW(chunk$y)} value{?s} and {.arg weights} {length(chunk$weights)}: a chunk of no rows has none of either.")
+  }
   given <- colnames(chunk$x)
   if (!is.null(given)) check_column_names(given, "x", NULL)  # they order the other chunks
   rows <- chunk_map_input(map, match_chunk_columns(chunk$x, col_names))
@@ -232,6 +238,29 @@ check_chunk_count <- function(first_pass, n_read, call) {
     changed <- union(setdiff(empty, known), setdiff(known, empty))
     abort_arg(c("Chunk {changed[1]} had {if (changed[1] %in% known) 'no' else 'some'} rows on the first pass over the data and {if (changed[1] %in% known) 'some' else 'none'} on this one.",
                 i = same_chunks_hint), call = call)
+  }
+}
+
+# Weights come with every chunk or with none (`weighted`: this chunk's;
+# `seen`: the chunks' before it, NULL for the first): a chunk without them
+# among weighted ones would weigh each of its rows 1, unnoticed.
+check_chunk_weighting <- function(seen, weighted) {
+  if (is.null(seen) || identical(seen, weighted)) return(weighted)
+  abort_arg(c(if (weighted) "It has {.field weights}; the chunks before it have none." else
+                "It has no {.field weights}; the chunks before it have.",
+              i = "Give every chunk weights (1 for a row of full weight), or none."))
+}
+
+# After a pass: the chunks' weights (their sum `total`, and each CV fold's
+# in `fold_totals`) must not all be zero, nor a fold's: a chunk may weigh
+# nothing, as rows may in memory, but not every chunk of a fold.
+check_chunk_weights <- function(total, fold_totals, call) {
+  if (total == 0) abort_arg("{.arg weights} must not all be zero: every chunk's are.", call = call)
+  bare <- which(fold_totals == 0)
+  if (length(bare)) {
+    abort_arg(c("{.code lambda = \"cv\"} assigns whole chunks to folds: fold {bare[1]} has no rows of positive weight.",
+                i = "Use fewer folds ({.arg n_folds}), or leave the chunks of no weight out."),
+              call = call)
   }
 }
 

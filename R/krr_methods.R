@@ -243,9 +243,9 @@ fitted_values <- function(object, call = rlang::caller_env()) {
   if (object$response$type == "vector") stats::setNames(drop(fitted), rownames(fitted)) else fitted
 }
 
-# Sample weights: NULL, or one finite non-negative number per row, not all 0,
-# none above `weight_limit` and (`whole`: all the fit's weights, not one
-# chunk's) the largest not below 1 / weight_limit.
+# Sample weights: NULL, or one finite non-negative number per row, none
+# above `weight_limit` and (`whole`: all the fit's weights, not one chunk's)
+# not all 0, the largest not below 1 / weight_limit.
 check_weights <- function(weights, n, arg = rlang::caller_arg(weights), whole = TRUE,
                           call = rlang::caller_env()) {
   if (is.null(weights)) return(NULL)
@@ -266,7 +266,8 @@ check_weights <- function(weights, n, arg = rlang::caller_arg(weights), whole = 
     abort_arg(c("{.arg {arg}} must not be negative.", x = "Weight {bad} is {weights[bad]}."),
               call = call)
   }
-  if (!any(weights > 0)) abort_arg("{.arg {arg}} must not all be zero.", call = call)
+  # (a chunk's may: chunks of no weight are rows of none, as in memory)
+  if (whole && !any(weights > 0)) abort_arg("{.arg {arg}} must not all be zero.", call = call)
   largest <- max(weights)
   if (largest > weight_limit || whole && largest < 1 / weight_limit) {
     abort_arg(c("{.arg {arg}} must have their largest value between {1 / weight_limit} and {weight_limit}, not {format(largest)}.",

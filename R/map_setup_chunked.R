@@ -20,7 +20,11 @@ chunked_map_setup <- function(data, scale, kernel, sigma_given, backend,
   d <- parts[[1]]$d
   for (k in seq_along(parts)) {
     with_chunk(data, parts[[k]]$chunk, "holds bad data", call = call, {
-      if (parts[[k]]$d != d) abort_arg("{.arg x} must have the {d} columns of chunk {parts[[1]]$chunk}.")
+      if (parts[[k]]$d != d) {
+        differing <- union(setdiff(parts[[k]]$names, col_names), setdiff(col_names, parts[[k]]$names))
+        abort_arg(c("{.arg x} must have the {d} columns of chunk {parts[[1]]$chunk}, not {parts[[k]]$d}.",
+                    x = if (length(differing)) "Differing: {.val {differing}}."))
+      }
       if (!is.null(col_names)) parts[[k]] <- reorder_summary(parts[[k]], col_names)
     })
   }

@@ -46,6 +46,7 @@ unscale_search <- function(search, scale) {
 # left as they are (a shift of 0), bit for bit.
 response_shift <- function(y, weights = NULL) {
   w <- weights %||% rep(1, nrow(y))
+  if (!any(w > 0)) return(rep(0, ncol(y)))  # a chunk of no weight
   mean <- colSums(w * y) / sum(w)
   spread <- sqrt(colSums(w * (y - rep(mean, each = nrow(y)))^2) / sum(w))
   ifelse(spread > 0 & abs(mean) > 64 * spread, mean, 0)

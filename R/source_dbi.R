@@ -163,7 +163,11 @@ db_stream_chunk <- function(data, i) {
   lost <- !isTRUE(stream$done) && (is.null(stream$result) || !DBI::dbIsValid(stream$result))
   if (i == 1 || is.null(stream$next_chunk) || i < stream$next_chunk || lost) {
     clear_db_result(stream)
-    stream$result <- DBI::dbSendQuery(db_connection(data), data$source[[1]])
+    # connected first: a function `conn` loads the driver's package (its S4
+    # methods) on its first call, which dbSendQuery()'s dispatch, already
+    # under way, would not see
+    conn <- db_connection(data)
+    stream$result <- DBI::dbSendQuery(conn, data$source[[1]])
     stream$next_chunk <- 1
     stream$done <- FALSE
   }

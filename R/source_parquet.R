@@ -54,7 +54,7 @@ chunked_parquet <- function(path, x = NULL, y = NULL, weights = NULL,
   files <- parquet_files(path)
   check_column_args(x, y, weights)
   row_groups <- parquet_row_groups(files, reader)
-  if (nrow(row_groups) == 0) {
+  if (attr(row_groups, "rows") == 0) {
     abort_arg("{.arg path} holds no rows: {cli::qty(length(files))}{?its file has/all its files have} none.")
   }
   structure(list(kind = "parquet", source = files, reader = reader, row_groups = row_groups,
@@ -101,8 +101,9 @@ parquet_files <- function(path, call = rlang::caller_env()) {
 }
 
 # One row per chunk: the file and its row group (0-based; NA for the whole
-# file), with the total number of rows as attribute "rows". Files without
-# rows give no chunk.
+# file), with the total number of rows as attribute "rows". A file without
+# rows is one chunk of none (see chunked(): it keeps its number, so the
+# files after it keep their CV folds whatever the reader).
 parquet_row_groups <- function(files, reader, call = rlang::caller_env()) {
   parts <- lapply(files, function(file) {
     tryCatch(parquet_file_groups(file, reader), error = function(e) {
@@ -118,11 +119,11 @@ parquet_row_groups <- function(files, reader, call = rlang::caller_env()) {
 parquet_file_groups <- function(file, reader) {
   if (reader == "nanoparquet") {
     rows <- as.numeric(nanoparquet::read_parquet_info(file)$num_rows)
-    groups <- if (rows > 0) NA_integer_ else integer()
+    groups <- NA_integer_
   } else {
     pq <- arrow_file_reader()$create(file)
     rows <- as.numeric(pq$num_rows)
-    groups <- if (rows > 0) seq_len(pq$num_row_groups) - 1L else integer()
+    groups <- if (rows > 0) seq_len(pq$num_row_groups) - 1L else NA_integer_
   }
   structure(data.frame(file = rep(file, length(groups)), group = groups), rows = rows)
 }

@@ -201,3 +201,78 @@ test_that("a CSV file with a header alone is a chunk of no rows in a fit", {
   memory <- krr_fit(toy$x, toy$y, map, lambda = 0.1, n_threads = 1)
   expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
 })
+
+test_that("a chunk of no weight is passed over as rows of none, as in memory", {
+  toy <- empty_toy()
+  map <- rff(toy$x, 32, sigma = 1, seed = 3)
+  set.seed(9)
+  weights <- runif(nrow(toy$x))
+  weights[toy$split == 2] <- 0  # a month weighted out
+  chunks <- lapply(split(seq_len(nrow(toy$x)), toy$split), function(rows) {
+    list(x = toy$x[rows, , drop = FALSE], y = toy$y[rows], weights = weights[rows])
+  })
+  memory <- krr_fit(toy$x, toy$y, map, weights = weights, lambda = 0.1, n_threads = 1)
+  fit <- krr_fit(chunked(chunks), map, lambda = 0.1, n_threads = 1, verbose = FALSE)
+  expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
+  binned_map <- rbin(toy$x, 4, sigma = 1, seed = 3)
+  expect_equal(krr_fit(chunked(chunks), binned_map, lambda = 0.1, n_threads = 1,
+                       verbose = FALSE)$coefficients,
+               krr_fit(toy$x, toy$y, binned_map, weights = weights, lambda = 0.1,
+                       n_threads = 1)$coefficients, tolerance = 1e-8)
+  # CV: chunk 2 alone in fold 2 of 4 leaves that fold no weight; of 3 folds, not
+  expect_error(krr_fit(chunked(chunks), map, lambda = "cv", n_folds = 4, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "fold 2 has no rows of positive weight")
+  expect_error(krr_fit(chunked(chunks), binned_map, lambda = "cv", n_folds = 4, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "fold 2 has no rows of positive weight")
+  expect_no_error(krr_fit(chunked(chunks), map, lambda = "cv", n_folds = 3, verbose = FALSE))
+  nothing <- lapply(chunks, function(chunk) {
+    chunk$weights[] <- 0
+    chunk
+  })
+  expect_error(krr_fit(chunked(nothing), map, lambda = 0.1, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "must not all be zero: every chunk's are")
+})
+
+test_that("weights come with every chunk or with none", {
+  toy <- empty_toy()
+  map <- rff(toy$x, 16, sigma = 1, seed = 3)
+  chunks <- lapply(split(seq_len(nrow(toy$x)), toy$split), function(rows) {
+    list(x = toy$x[rows, , drop = FALSE], y = toy$y[rows], weights = rep(0.01, length(rows)))
+  })
+  without <- chunks
+  without[[3]]$weights <- NULL
+  err <- expect_error(krr_fit(chunked(without), map, lambda = 0.1, verbose = FALSE),
+                      class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), "Chunk 3 holds bad data")
+  expect_match(conditionMessage(err$parent), "It has no weights; the chunks before it have")
+  late <- lapply(chunks, function(chunk) chunk[c("x", "y")])
+  late[[2]]$weights <- chunks[[2]]$weights
+  expect_error(krr_fit(chunked(late), rbin(toy$x, 4, seed = 1), lambda = 0.1, verbose = FALSE),
+               class = "kitchen_error_argument", regexp = "Chunk 2 holds bad data")
+})
+
+test_that("chunk sources give clear messages and take 64-bit integer columns", {
+  toy <- empty_toy()
+  map <- rff(toy$x, 16, sigma = 1, seed = 3)
+  chunks <- chunks_with_empty(toy)
+  # rows of no x but a response: not a chunk of none
+  odd <- chunks
+  odd[[2]] <- list(x = toy$x[0, ], y = 1)
+  err <- expect_error(krr_fit(chunked(odd), map, lambda = 0.1, verbose = FALSE),
+                      class = "kitchen_error_argument")
+  expect_match(conditionMessage(err$parent), "`x` has no rows, but `y` has 1 value")
+  # a map built from chunks names the extra column
+  frames <- lapply(chunks, function(chunk) data.frame(chunk$x, y = chunk$y))
+  frames[[3]]$extra <- 1
+  err <- expect_error(rff(chunked(frames, y = "y"), 16), class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), "Chunk 3")
+  expect_match(conditionMessage(err$parent), "Differing: \"extra\"")
+  skip_if_not_installed("bit64")
+  wide <- chunks
+  wide[[1]]$x <- as.data.frame(wide[[1]]$x)
+  wide[[1]]$x$v3 <- bit64::as.integer64(round(wide[[1]]$x$v3))
+  plain <- chunks
+  plain[[1]]$x[, "v3"] <- round(plain[[1]]$x[, "v3"])
+  expect_identical(krr_fit(chunked(wide), map, lambda = 0.1, verbose = FALSE)$coefficients,
+                   krr_fit(chunked(plain), map, lambda = 0.1, verbose = FALSE)$coefficients)
+})

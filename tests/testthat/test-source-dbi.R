@@ -271,3 +271,18 @@ test_that("DuckDB gives the same fit (when installed)", {
                  sigma = c(0.5, 1), n_threads = 1, verbose = FALSE)
   expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
 })
+
+test_that("a function conn works on the first fit of a fresh session", {
+  skip_if_not_installed("RSQLite")
+  skip_on_os("windows")  # child_output() passes the library by environment
+  path <- sqlite_file(db_toy())
+  # RSQLite is loaded by the function's first call, inside the query's
+  # method dispatch: the first fit of a session failed to find the method.
+  out <- child_output(
+    "library(kitchen)",
+    sprintf("data <- chunked_db(function() DBI::dbConnect(RSQLite::SQLite(), '%s'), '%s', chunk_size = 100, y = 'y')",
+            path, db_query),
+    "fit <- krr_fit(data, rff(2, 16, sigma = 1, seed = 1), lambda = 0.1, verbose = FALSE)",
+    "cat('rows', fit$n, '\\n')")
+  expect_true(any(grepl("rows 530", out)))
+})

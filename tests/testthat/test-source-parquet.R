@@ -136,3 +136,26 @@ test_that("bad paths, files and columns are refused by name", {
   nanoparquet::write_parquet(rows[0, ], no_rows)
   expect_error(chunked_parquet(no_rows), class = "kitchen_error_argument", regexp = "no rows")
 })
+
+test_that("a Parquet file of no rows is a chunk of none: the files after it keep their folds", {
+  skip_if_not_installed("nanoparquet")
+  rows <- parquet_toy()
+  part <- rep(1:5, c(150, 100, 100, 100, 150))
+  dir <- tempfile("parquet-empty")
+  dir.create(dir)
+  chunk_of <- c(1, 2, 4, 5, 6)[part]  # file (and chunk) 3 is empty
+  for (p in 1:5) {
+    file <- file.path(dir, sprintf("p%d.parquet", chunk_of[part == p][1]))
+    nanoparquet::write_parquet(rows[part == p, ], file)
+  }
+  nanoparquet::write_parquet(rows[0, ], file.path(dir, "p3.parquet"))
+  data <- chunked_parquet(dir, x = c("a", "b"), y = "y")
+  expect_identical(n_chunks(data), 6L)
+  x <- as.matrix(rows[, c("a", "b")])
+  map <- rff(x, 32, sigma = 1, seed = 1)
+  fit <- krr_fit(data, map, lambda = lambdas, n_folds = 2, n_threads = 1, verbose = FALSE)
+  memory <- krr_fit(x, rows$y, map, lambda = lambdas, folds = (chunk_of - 1) %% 2 + 1,
+                    n_threads = 1)
+  expect_equal(fit$path$cv, memory$path$cv, tolerance = 1e-10)
+  expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
+})
