@@ -303,17 +303,21 @@ plot_fitted <- function(fit, ...) {
   if (fit$response$type == "class") {
     truth <- factor(as.character(fit$y), levels = fit$response$levels)
     own <- fitted[cbind(seq_along(truth), as.integer(truth))]
-    graphics::boxplot(own ~ truth, xlab = "observed class", ylab = "fitted score of the observed class",
-                      main = title, ...)
+    plot_with(graphics::boxplot, list(own ~ truth, xlab = "observed class",
+                                      ylab = "fitted score of the observed class", main = title), ...)
     graphics::abline(h = 0, lty = 2)
     return(invisible(fit))
   }
   observed <- as.matrix(fit$y)
-  graphics::plot(as.vector(as.matrix(fitted)), as.vector(observed), pch = 20,
-                 xlab = "fitted", ylab = "observed", main = title, ...)
+  plot_with(graphics::plot, list(as.vector(as.matrix(fitted)), as.vector(observed), pch = 20,
+                                 xlab = "fitted", ylab = "observed", main = title), ...)
   graphics::abline(0, 1, lty = 2)
   invisible(fit)
 }
+
+# A graphics call with kitchen's arguments `defaults`, any of which the
+# user's `...` (main, xlab, log, pch, ...) replaces, as in plot.lm().
+plot_with <- function(fun, defaults, ...) do.call(fun, utils::modifyList(defaults, list(...)))
 
 # The log axes of a plot of scores against lambda: both, unless a score is
 # 0 (a misclassification rate on separable classes) or below.
@@ -327,12 +331,13 @@ plot_bandwidth_paths <- function(fit, ...) {
   score <- if (by_cv) paths$cv else paths$gcv
   sigmas <- unique(paths$sigma)
   colours <- grDevices::hcl.colors(length(sigmas), "Dark 3")
-  graphics::plot(paths$lambda, score, log = score_axes(score), type = "n", xlab = "lambda",
-                 # least-squares candidates are screened on fold 1 (rbin and dense maps alike)
-                 ylab = if (identical(fit[["loss"]], "logistic")) "CV log-loss" else
-                   if (!is.null(paths$cv_mse)) "fold-1 held-out misclassification rate" else
-                   if (by_cv) "fold-1 held-out mean squared error" else "GCV score",
-                 main = "Choice of sigma and lambda", ...)
+  plot_with(graphics::plot, list(
+    paths$lambda, score, log = score_axes(score), type = "n", xlab = "lambda",
+    # least-squares candidates are screened on fold 1 (rbin and dense maps alike)
+    ylab = if (identical(fit[["loss"]], "logistic")) "CV log-loss" else
+      if (!is.null(paths$cv_mse)) "fold-1 held-out misclassification rate" else
+      if (by_cv) "fold-1 held-out mean squared error" else "GCV score",
+    main = "Choice of sigma and lambda"), ...)
   for (i in seq_along(sigmas)) {
     mine <- paths$sigma == sigmas[i]
     graphics::lines(paths$lambda[mine], score[mine], type = "b", pch = 20, col = colours[i])
@@ -512,13 +517,12 @@ plot.kitchen_krr <- function(x, ...) {
   } else {
     by_cv <- !is.null(x$path$cv)
     score <- if (by_cv) x$path$cv else x$path$gcv
-    graphics::plot(x$path$lambda, score, log = score_axes(score), type = "b",
-                   pch = 20, xlab = "lambda",
-                   ylab = if (identical(x[["loss"]], "logistic")) "CV log-loss" else
-                     if (!is.null(x$path$cv_mse)) "CV misclassification rate" else
-                     if (by_cv) "CV mean squared error" else "GCV score",
-                   main = sprintf("Choice of lambda (%s)", if (by_cv) "cross-validation" else "GCV"),
-                   ...)
+    plot_with(graphics::plot, list(
+      x$path$lambda, score, log = score_axes(score), type = "b", pch = 20, xlab = "lambda",
+      ylab = if (identical(x[["loss"]], "logistic")) "CV log-loss" else
+        if (!is.null(x$path$cv_mse)) "CV misclassification rate" else
+        if (by_cv) "CV mean squared error" else "GCV score",
+      main = sprintf("Choice of lambda (%s)", if (by_cv) "cross-validation" else "GCV")), ...)
     graphics::abline(v = x$lambda, lty = 2)
   }
   invisible(x)

@@ -79,7 +79,7 @@ plot_relevance <- function(fit, type, top = 30, ...) {
   } else {
     "Relevance of the input columns"
   }
-  graphics::barplot(rev(utils::head(r, top)), horiz = TRUE, las = 1,
-                    xlab = "relevance (1 / bandwidth)", main = title, ...)
+  plot_with(graphics::barplot, list(rev(utils::head(r, top)), horiz = TRUE, las = 1,
+                                    xlab = "relevance (1 / bandwidth)", main = title), ...)  # R/krr_methods.R
   invisible(fit)
 }

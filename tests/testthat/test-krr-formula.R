@@ -321,6 +321,25 @@ test_that("plot() draws single-lambda fits, paths and bandwidth paths", {
                         n_threads = 1, verbose = FALSE)
   expect_identical(length(unique(attr(bandwidths$sigma_path, "paths")$sigma)), 3L)
   expect_silent(plot(bandwidths))
+
+  # The user's title, labels, axes and symbols replace kitchen's (they were
+  # "matched by multiple actual arguments").
+  grDevices::dev.control("enable")
+  drawn_text <- function() {
+    unlist(lapply(grDevices::recordPlot()[[1]], function(op) {
+      Filter(is.character, unlist(op[[2]], recursive = TRUE))
+    }))
+  }
+  ard <- krr_fit(x, mtcars$mpg, rff(x, 60, seed = 1), sigma = "ard", lambda = 0.1,
+                 n_threads = 1, verbose = FALSE)
+  for (fit in list(regression, classes, path, bandwidths)) {
+    expect_silent(plot(fit, main = "Mine", xlab = "penalty", ylab = "score", pch = 3, log = ""))
+    expect_true(all(c("Mine", "penalty", "score") %in% drawn_text()))
+  }
+  expect_silent(plot(ard, type = "relevance", main = "Relevance", xlab = "1 / sigma"))
+  expect_true(all(c("Relevance", "1 / sigma") %in% drawn_text()))
+  expect_silent(plot(ard$map, main = "Map"))
+  expect_true("Map" %in% drawn_text())
 })
 
 test_that("a factor's dummy named like a numeric column (V1 level 1, V11) is a column of its own", {
