@@ -834,8 +834,14 @@ check_builder_args <- function(features, args, call) {
     abort_arg("Arguments in {.arg ...} must be named (arguments of {.fn {features}}).", call = call)
   }
   if (length(unknown)) {
+    # another map's size (update(fit, features = "rbin") of an rff fit)
+    size <- c(rff = "n_features", fastfood = "n_features", rbin = "n_grids",
+              nystrom = "n_centers")
+    own <- size[[features]]
+    other <- intersect(unknown, setdiff(size, own))
     abort_arg(c("{.fn krr_fit} has no argument{?s} {.arg {unknown}}.",
-                i = "{.arg ...} takes the arguments of {.fn {features}} and of its kernel."),
+                i = "{.arg ...} takes the arguments of {.fn {features}} and of its kernel.",
+                i = if (length(other)) "{.fn {features}} takes its size as {.arg {own}}, not {.arg {other}}."),
               call = call)
   }
 }

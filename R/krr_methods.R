@@ -303,9 +303,13 @@ plot_fitted <- function(fit, ...) {
   if (fit$response$type == "class") {
     truth <- factor(as.character(fit$y), levels = fit$response$levels)
     own <- fitted[cbind(seq_along(truth), as.integer(truth))]
+    # logistic fits' fitted values are probabilities: chance is 1 / classes
+    logistic <- identical(fit[["loss"]], "logistic")
     plot_with(graphics::boxplot, list(own ~ truth, xlab = "observed class",
-                                      ylab = "fitted score of the observed class", main = title), ...)
-    graphics::abline(h = 0, lty = 2)
+                                      ylab = sprintf("fitted %s of the observed class",
+                                                     if (logistic) "probability" else "score"),
+                                      main = title), ...)
+    graphics::abline(h = if (logistic) 1 / length(fit$response$levels) else 0, lty = 2)
     return(invisible(fit))
   }
   observed <- as.matrix(fit$y)
@@ -451,21 +455,25 @@ print.summary.kitchen_krr <- function(x, ...) {
     "bandwidth search" = if (!is.null(fit$ard)) {
       paste0(sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows,
                      fit$ard$iterations, fit$ard$time),
-             # Fits saved before the held-out check have no verdict.
+             # Fits saved before the held-out check have no verdict. rbin's
+             # bandwidths that pass it face the binned fit's check: its
+             # verdict is the last word.
              if (!is.null(fit$ard$kept)) {
                sprintf("; %s (held-out error %s against %s for one bandwidth, on %d rows)",
-                       if (fit$ard$kept || !is.null(fit$ard$binned_check)) "kept" else "dropped",
+                       if (!is.null(fit$ard$binned_check)) "better on the search's rows" else
+                         if (fit$ard$kept) "kept" else "dropped",
                        format(fit$ard$check[["ard"]], digits = 3),
                        format(fit$ard$check[["isotropic"]], digits = 3), fit$ard$check_rows)
              },
              if (length(fit$ard$pruned)) sprintf("; %d columns left out (no help on those rows)",
                                                  length(fit$ard$pruned)),
              if (!is.null(fit$ard$binned_check)) {
-               sprintf("; binned fit, fold 1: error %s against %s for one bandwidth (%d rows)%s",
+               sprintf("; binned fit, fold 1: error %s against %s for one bandwidth (%d rows): %s",
                        format(fit$ard$binned_check[["ard"]], digits = 3),
                        format(fit$ard$binned_check[["isotropic"]], digits = 3),
                        fit$ard$binned_check_rows,
-                       if (fit$ard$kept) "" else ", dropped (not better by one standard error)")
+                       if (fit$ard$kept) "kept" else
+                         "dropped (not better by one standard error; one bandwidth for all columns)")
              })
     },
     "solver" = if (!is.null(fit$logistic)) NULL else if (isTRUE(fit[["dual"]])) {

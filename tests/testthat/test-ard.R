@@ -369,7 +369,7 @@ test_that("rbin learns per-column scales on the dense proxy, then screens their 
   # They beat the map's one bandwidth on the binned fit's first fold too.
   expect_lt(fit$ard$binned_check[["ard"]], fit$ard$binned_check[["isotropic"]])
   expect_identical(fit$ard$binned_check_rows, 500L)  # 2500 rows in 5 folds
-  expect_output(print(summary(fit)), "binned fit, fold 1: error")
+  expect_output(print(summary(fit)), "better on the search's rows .*binned fit, fold 1: error .*: kept")
   # Several overall scales of the learned bandwidths were screened (their
   # ratios kept), after the map's own; the chosen one is the best screened.
   expect_gte(sum(fit$sigma_path$per_column), 2)

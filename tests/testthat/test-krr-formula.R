@@ -305,6 +305,13 @@ test_that("update() refits with a changed formula or arguments", {
   other <- update(fit, lambda = 1)
   expect_identical(other$lambda, 1)
   expect_identical(update(fit, lambda = 2, evaluate = FALSE)$lambda, 2)
+  # another map by update(): its size argument has another name
+  sized <- krr_fit(mpg ~ ., mtcars, n_features = 40, lambda = 0.1, seed = 1, n_threads = 1)
+  expect_error(update(sized, features = "rbin"), class = "kitchen_error_argument",
+               regexp = "`rbin\\(\\)` takes its size as `n_grids`, not `n_features`")
+  expect_error(update(sized, features = "nystrom"), class = "kitchen_error_argument",
+               regexp = "`nystrom\\(\\)` takes its size as `n_centers`")
+  expect_identical(update(sized, features = "rbin", n_features = NULL, n_grids = 5)$map$n_grids, 5L)
 })
 
 test_that("plot() draws single-lambda fits, paths and bandwidth paths", {
@@ -340,6 +347,10 @@ test_that("plot() draws single-lambda fits, paths and bandwidth paths", {
   expect_true(all(c("Relevance", "1 / sigma") %in% drawn_text()))
   expect_silent(plot(ard$map, main = "Map"))
   expect_true("Map" %in% drawn_text())
+  # a logistic fit's fitted values are probabilities
+  logistic <- formula_fit(Species ~ ., iris, lambda = 0.1, loss = "logistic")
+  expect_silent(plot(logistic))
+  expect_true("fitted probability of the observed class" %in% drawn_text())
 })
 
 test_that("a factor's dummy named like a numeric column (V1 level 1, V11) is a column of its own", {
