@@ -672,7 +672,10 @@ new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
     n_folds = if (!is.null(folds)) max(folds),
     # `ordered` only for an ordered factor: predict(type = "class") keeps it
     response = c(response[c("type", "levels", "names", "weighted")],
-                 if (isTRUE(response$ordered)) list(ordered = TRUE)),
+                 if (isTRUE(response$ordered)) list(ordered = TRUE),
+                 # levels of a factor's classes without rows too (predicted_levels())
+                 if (!identical(response$factor_levels, response$levels))
+                   list(factor_levels = response$factor_levels)),
     n = n,
     total_weight = search$stats$n %||% solution$total_weight,
     training_rmse = solution$training_rmse,

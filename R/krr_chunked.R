@@ -434,7 +434,8 @@ predict_chunked <- function(object, newdata, type, n_threads, block_size, parall
                       call = call, consume = function(value, i) parts[[i]] <<- value,
                       label = "Predicting chunks", skip_empty = FALSE)
   if (type == "class") {
-    return(factor(unlist(lapply(parts, as.character)), levels = object$response$levels))
+    return(factor(unlist(lapply(parts, as.character)), levels = predicted_levels(object),
+                  ordered = isTRUE(object$response$ordered)))
   }
   # by the parts' shape: a vector per chunk (one response; a binary logistic
   # fit's link: rbind() made them a matrix of one row per chunk) or a matrix

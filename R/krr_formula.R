@@ -67,13 +67,15 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   }
   y <- stats::model.response(frame)
   if (is.character(y) || is.logical(y)) y <- factor(y)
+  given_levels <- NULL
   if (is.factor(y)) {
     # model.frame() dropped the levels left without rows (by NA or subset)
     given <- tryCatch(eval(x[[2L]], if (is.list(data) || is.environment(data)) data, environment(x)),
                       error = function(cnd) NULL)
-    if (is.factor(given)) {
+    if (is.factor(given) && all(levels(y) %in% levels(given))) {
       warn_empty_classes(setdiff(levels(given), levels(y)), " after `subset` and `na.action`",
                          call)
+      given_levels <- levels(given)
     }
   }
   observed <- y
@@ -110,6 +112,8 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   fit$call_offset <- if (!rlang::quo_is_missing(extras$offset)) rlang::quo_get_expr(extras$offset)
   if (!is.null(offset)) fit$fitted.values <- fit$fitted.values + offset
   fit$y <- observed
+  # predicted classes keep the levels without rows, as the user's factor
+  if (!is.null(given_levels)) fit$response$factor_levels <- given_levels
   if (model) fit$model <- frame
   fit
 }

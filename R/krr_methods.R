@@ -229,7 +229,7 @@ formula_fit_only <- function(fit, what, need = "a formula", call = rlang::caller
 # classification fit that kept its fitted values), each row counting by its
 # weight as in the fit (rows weighted 0 not at all; logistic fits count so).
 training_accuracy <- function(fit) {
-  correct <- class_of(fit, fit$fitted.values) == fit$y
+  correct <- as.character(class_of(fit, fit$fitted.values)) == as.character(fit$y)
   stats::weighted.mean(correct, fit$weights %||% rep(1, length(correct)))
 }
 

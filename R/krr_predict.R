@@ -46,7 +46,9 @@
 #' @param ... Not used (a warning names them).
 #' @return For `type = "response"`, a numeric vector (one response) or a
 #'   matrix with a column per response or class; for `type = "class"`, a
-#'   factor with the training levels.
+#'   factor with the training factor's levels (levels without training rows
+#'   too, which the fit never predicts, so that predictions compare with the
+#'   truth by `==`).
 #' @seealso [krr_fit()], [chunked()] for predictions on data larger than
 #'   memory.
 #' @export
@@ -199,5 +201,13 @@ block_scores <- function(z, coefficients, backend) {
 class_of <- function(object, scores) {
   scores <- as.matrix(scores)
   factor(object$response$levels[max.col(scores, ties.method = "first")],
-         levels = object$response$levels, ordered = isTRUE(object$response$ordered))
+         levels = predicted_levels(object), ordered = isTRUE(object$response$ordered))
+}
+
+# The levels of predicted classes: those of the training factor, levels
+# without rows too (the fit never predicts them, but `pred == truth` and
+# table() need the same levels as the truth), else the fit's classes. Fits
+# saved before they were kept have the fit's classes.
+predicted_levels <- function(object) {
+  object$response$factor_levels %||% object$response$levels
 }

@@ -24,7 +24,7 @@ krr_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
   y <- 2 * coded$y[, match(state$levels, state$seen), drop = FALSE] - 1
   colnames(y) <- state$levels
   list(y = y, type = "class", levels = state$levels, names = state$levels,
-       weighted = state$weighted, ordered = state$ordered)
+       weighted = state$weighted, ordered = state$ordered, factor_levels = state$factor_levels)
 }
 
 # A response (all of it, or a chunk's) as a matrix, with its coding state:

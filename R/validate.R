@@ -95,6 +95,10 @@ fit_problem <- function(fit, full) {
   if (response$type == "class" && (!is.character(response$levels) || length(response$levels) != k)) {
     return(paste0("{.field response$levels} must hold the ", k, " class names."))
   }
+  if (response$type == "class" && !is.null(response$factor_levels) &&
+      (!is.character(response$factor_levels) || !all(response$levels %in% response$factor_levels))) {
+    return("{.field response$factor_levels} must be NULL or the training factor's levels.")
+  }
   if (!is.null(response$names) && (!is.character(response$names) || length(response$names) != k)) {
     return(paste0("{.field response$names} must be NULL or ", k, " names."))
   }

@@ -446,3 +446,34 @@ test_that("an ordered factor response predicts an ordered factor", {
   expect_false(is.ordered(predict(plain, iris[1:3, ], type = "class")))
   expect_null(plain$response$ordered)
 })
+
+test_that("predicted classes keep the training factor's levels without rows", {
+  set.seed(1)
+  x <- matrix(runif(400), 200, 2, dimnames = list(NULL, c("a", "b")))
+  truth <- factor(ifelse(x[, 1] > 0.5, "a", "b"), levels = c("a", "b", "c"))
+  expect_warning(fit <- krr_fit(x, truth, n_features = 20, seed = 1, n_threads = 1),
+                 "left out of the fit")
+  pred <- predict(fit, x, type = "class")
+  expect_identical(levels(pred), c("a", "b", "c"))
+  expect_gt(mean(pred == truth), 0.9)  # `==` needs the same level sets
+  expect_identical(colnames(predict(fit, x, type = "prob")), c("a", "b"))
+  # the formula's subset leaves "z" without rows
+  d <- data.frame(x, cls = factor(ifelse(x[, 1] > 0.3, "x", ifelse(x[, 2] > 0.5, "y", "z"))))
+  expect_warning(sub <- formula_fit(cls ~ a + b, d, subset = cls != "z"), "after `subset`")
+  expect_identical(levels(predict(sub, d, type = "class")), c("x", "y", "z"))
+  if (requireNamespace("generics", quietly = TRUE)) {
+    expect_identical(levels(generics::augment(sub, newdata = d)$.fitted), c("x", "y", "z"))
+  }
+  # chunks: the levels of all chunks' factors
+  chunks <- chunked(list(list(x = x[1:100, ], y = truth[1:100]),
+                         list(x = x[101:200, ], y = truth[101:200])))
+  expect_warning(chunked_fit <- krr_fit(chunks, rff(x, 20, seed = 1), lambda = 0.1,
+                                        verbose = FALSE), "left out")
+  expect_identical(levels(predict(chunked_fit, x, type = "class")), c("a", "b", "c"))
+  expect_identical(levels(predict(chunked_fit, chunks, type = "class")), c("a", "b", "c"))
+  # a tampered list of levels is refused
+  bad <- fit
+  bad$response$factor_levels <- c("a", "c")
+  expect_error(predict(bad, x, type = "class"), class = "kitchen_error_argument",
+               regexp = "factor_levels")
+})
