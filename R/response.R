@@ -9,10 +9,14 @@
 # formula method makes them a factor): numbers read as text would
 # otherwise become as many classes.
 krr_response <- function(y, n, weights = NULL, call = rlang::caller_env()) {
-  if (is.character(y) || is.logical(y)) {
+  if (!is.factor(y) && !((is.double(y) || is.integer(y)) && !is.object(y) && length(dim(y)) <= 2L)) {
+    hint <- if (is.character(y) || is.logical(y)) {
+      c(i = "For classes, give {.code factor(y)}.")
+    } else if (is.data.frame(y)) {
+      c(i = "Give a column ({.code y[[1]]}), or {.code as.matrix(y)} for several responses.")
+    }
     abort_arg(c("{.arg y} must be a numeric vector or matrix, or a factor for classification, not {.obj_type_friendly {y}}.",
-                i = "For classes, give {.code factor(y)}."),
-              call = call)
+                hint), call = call)
   }
   coded <- chunk_response(y, n, weights, call)
   state <- coded$state

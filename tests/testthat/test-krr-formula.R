@@ -477,3 +477,16 @@ test_that("predicted classes keep the training factor's levels without rows", {
   expect_error(predict(bad, x, type = "class"), class = "kitchen_error_argument",
                regexp = "factor_levels")
 })
+
+test_that("the x / y interface says the same of every y it refuses", {
+  x <- matrix(runif(200), 100, 2)
+  y <- x[, 1] > 0.5
+  said <- "`y` must be a numeric vector or matrix, or a factor for classification"
+  expect_error(krr_fit(x, as.character(y), n_features = 10), said, fixed = TRUE)
+  expect_error(krr_fit(x, y, n_features = 10), "give `factor(y)`", fixed = TRUE)
+  err <- expect_error(krr_fit(x, data.frame(y = as.numeric(y)), n_features = 10),
+                      class = "kitchen_error_argument")
+  expect_match(conditionMessage(err), said, fixed = TRUE)
+  expect_match(conditionMessage(err), "as.matrix(y)", fixed = TRUE)
+  expect_error(krr_fit(x, array(0, c(100, 1, 1)), n_features = 10), said, fixed = TRUE)
+})
