@@ -96,7 +96,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
       do.call(rbind, lapply(folds, function(f) (f$n + f$ysum) / 2)), info$response$levels, call)
     if (is.null(fit$uncalibrated)) {
       fit$calibration <- chunked_class_calibration(x, fit, search$stats, block_size, backend,
-                                                   engine, verbose, here)
+                                                   engine, verbose, here, first_pass)
     }
   }
   fit
@@ -292,7 +292,8 @@ check_chunks_read <- function(n_read, n_folds, call) {
 }
 
 same_chunks_hint <- paste("A source must give the same chunks on every pass (one pass per",
-                          "{.arg sigma} candidate; a logistic fit, one per iteration).")
+                          "{.arg sigma} candidate and one for class probabilities; a",
+                          "logistic fit, one per iteration).")
 
 # TRUE when a chunk has chunk 1's columns in another order (an error when
 # they are other columns); never for maps with names, which order them.

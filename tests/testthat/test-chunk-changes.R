@@ -114,3 +114,21 @@ test_that("rows or labels of a chunk in another order count as a change", {
                   error = function(e) e)
   expect_match(conditionMessage(err), "Chunk 4")
 })
+
+test_that("the class calibration's pass is checked against the first", {
+  pass <- 0
+  labelled <- lapply(chunks, function(chunk) list(x = chunk$x, y = factor(chunk$y > 0)))
+  changing <- function(i) {
+    if (i == 1) pass <<- pass + 1
+    if (i > 4) return(NULL)
+    chunk <- labelled[[i]]
+    if (pass > 1 && i == 2) chunk$y <- rev(chunk$y)  # other labels on the calibration pass
+    chunk
+  }
+  err <- tryCatch(krr_fit(chunked(changing), map, lambda = "cv", n_folds = 2, n_threads = 1,
+                          verbose = FALSE), error = function(e) e)
+  expect_s3_class(err, "kitchen_error_argument")
+  expect_match(conditionMessage(err), "Chunk 2")
+  expect_match(conditionMessage(err$parent), "first pass")
+  expect_identical(pass, 2)  # one pass for the statistics, one to calibrate
+})
