@@ -415,8 +415,11 @@ print.summary.kitchen_krr <- function(x, ...) {
   print_map_fields(c(
     # (not known for chunked logistic fits)
     "training RMSE" = if (!all(is.na(fit$training_rmse))) {
-      paste(format(if (mirrored) fit$training_rmse[1] else fit$training_rmse,
-                   digits = 4), collapse = ", ")
+      rmse <- if (mirrored) fit$training_rmse[1] else fit$training_rmse
+      if (length(rmse) > 8) {
+        sprintf("%s to %s over the %d columns (mean %s)", format(min(rmse), digits = 4),
+                format(max(rmse), digits = 4), length(rmse), format(mean(rmse), digits = 4))
+      } else paste(format(rmse, digits = 4), collapse = ", ")
     },
     "training accuracy" = if (least_squares && fit$response$type == "class" &&
                                 !is.null(fit$fitted.values)) {

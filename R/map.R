@@ -262,7 +262,13 @@ kernel_label <- function(kernel) {
 
 print_map_fields <- function(fields) {
   width <- max(nchar(names(fields)))
-  cat(sprintf("  %s : %s\n", formatC(names(fields), width = -width), fields), sep = "")
+  # long values wrap to the console's width, under the values' column
+  room <- max(20L, getOption("width", 80L) - width - 5L)
+  indent <- strrep(" ", width + 5L)
+  values <- vapply(fields, function(value) {
+    paste(strwrap(value, width = room), collapse = paste0("\n", indent))
+  }, "")
+  cat(sprintf("  %s : %s\n", formatC(names(fields), width = -width), values), sep = "")
 }
 
 # What every map needs from `x` before drawing its random numbers: the input
