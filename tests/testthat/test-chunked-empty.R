@@ -267,12 +267,21 @@ test_that("chunk sources give clear messages and take 64-bit integer columns", {
   err <- expect_error(rff(chunked(frames, y = "y"), 16), class = "kitchen_error_argument")
   expect_match(conditionMessage(err), "Chunk 3")
   expect_match(conditionMessage(err$parent), "Differing: \"extra\"")
-  skip_if_not_installed("bit64")
-  wide <- chunks
-  wide[[1]]$x <- as.data.frame(wide[[1]]$x)
-  wide[[1]]$x$v3 <- bit64::as.integer64(round(wide[[1]]$x$v3))
-  plain <- chunks
-  plain[[1]]$x[, "v3"] <- round(plain[[1]]$x[, "v3"])
+  # 64-bit integers as a database gives them (RSQLite loads bit64): values
+  # beyond 32 bits
+  skip_if_not_installed("RSQLite")
+  plain <- lapply(chunks, function(chunk) {
+    chunk$x[, "v3"] <- round(chunk$x[, "v3"]) + 2^33
+    chunk
+  })
+  con <- DBI::dbConnect(RSQLite::SQLite(), ":memory:", bigint = "integer64")
+  on.exit(DBI::dbDisconnect(con))
+  DBI::dbWriteTable(con, "rows", as.data.frame(plain[[1]]$x),
+                    field.types = c(v1 = "REAL", v2 = "REAL", v3 = "BIGINT"))
+  wide <- plain
+  wide[[1]]$x <- DBI::dbGetQuery(con, "SELECT v1, v2, v3 FROM rows ORDER BY rowid")
+  expect_s3_class(wide[[1]]$x$v3, "integer64")
+  map <- rff(chunked(plain), 16, seed = 3)
   expect_identical(krr_fit(chunked(wide), map, lambda = 0.1, verbose = FALSE)$coefficients,
                    krr_fit(chunked(plain), map, lambda = 0.1, verbose = FALSE)$coefficients)
 })
