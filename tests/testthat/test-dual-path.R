@@ -215,7 +215,7 @@ test_that("summary() names the path that solved the fit", {
   dual <- paste(utils::capture.output(print(summary(krr_fit(x, y, rff(x, 200, sigma = 1, seed = 1),
                                                               lambda = 1, n_threads = 1)))),
                 collapse = "\n")
-  expect_match(dual, "dual path: fewer rows than features")
+  expect_match(dual, "dual\\s+path: fewer rows than features")  # (wrapped to the width)
   options(kitchen.dual = FALSE)
   primal <- paste(utils::capture.output(print(summary(krr_fit(x, y, rff(x, 200, sigma = 1, seed = 1),
                                                                 lambda = 1, n_threads = 1)))),
