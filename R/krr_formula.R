@@ -39,6 +39,11 @@
 krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, na.action,
                             offset, contrasts = NULL, model = TRUE, folds = NULL, ...) {
   check_flag(model)
+  if (!is.null(data) && !is.list(data) && !is.environment(data)) {
+    # (said before `weights` or `subset` are looked up in it)
+    abort_arg(c("{.arg data} must be a data frame, a list or an environment, not {.obj_type_friendly {data}}.",
+                i = if (is.matrix(data)) "Give {.code as.data.frame(data)}, or use {.code krr_fit(x, y)} with a matrix."))
+  }
   call <- fit_call(match.call())
   names(call)[2L] <- ""  # printed as krr_fit(y ~ ., data), like lm()'s formula
   # The model frame as lm() makes it, with subset, weights and offset

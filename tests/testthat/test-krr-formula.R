@@ -490,3 +490,14 @@ test_that("the x / y interface says the same of every y it refuses", {
   expect_match(conditionMessage(err), "as.matrix(y)", fixed = TRUE)
   expect_error(krr_fit(x, array(0, c(100, 1, 1)), n_features = 10), said, fixed = TRUE)
 })
+
+test_that("a matrix as data is named, with or without weights", {
+  m <- as.matrix(mtcars)
+  w <- rep(1, nrow(m))
+  for (fit in list(function() krr_fit(mpg ~ ., m, n_features = 10),
+                   function() krr_fit(mpg ~ ., m, weights = w, n_features = 10))) {
+    err <- expect_error(fit(), class = "kitchen_error_argument")
+    expect_match(conditionMessage(err), "`data` must be a data frame, a list or an environment, not a double matrix")
+    expect_match(conditionMessage(err), "as.data.frame(data)", fixed = TRUE)
+  }
+})
