@@ -293,7 +293,9 @@
 #' **Chunked data** ([chunked()]) are read one chunk at a time, so the data
 #' need never fit in memory: each chunk is checked, featurised in blocks and
 #' added to the same sufficient statistics, giving the same fit as the bound
-#' data in memory (up to rounding). `features` is a map ([rff()],
+#' data in memory (up to rounding; logistic fits, whose iterations sum in
+#' another order, only as closely as their iterations converge: see
+#' `tol`). `features` is a map ([rff()],
 #' [fastfood()] or [rbin()], which take chunked data too, or any map built on
 #' a sample such as [read_chunk()]'s) or the name of one, built from the
 #' chunks with the defaults above: one more pass over them for the column
