@@ -54,7 +54,7 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
                      drop.unused.levels = TRUE)
   extras <- list(subset = rlang::enquo(subset), weights = rlang::enquo(weights),
                  offset = rlang::enquo(offset), folds = rlang::enquo(folds))
-  scope <- if (is.list(data) || is.environment(data)) data  # else model.frame() refuses it
+  scope <- data  # a list, an environment (checked above) or NULL
   for (name in names(extras)) {
     if (rlang::quo_is_missing(extras[[name]]) || rlang::quo_is_null(extras[[name]])) next
     frame_call[[name]] <- eval(rlang::quo_get_expr(extras[[name]]), scope,
@@ -75,7 +75,7 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   given_levels <- NULL
   if (is.factor(y)) {
     # model.frame() dropped the levels left without rows (by NA or subset)
-    given <- tryCatch(eval(x[[2L]], if (is.list(data) || is.environment(data)) data, environment(x)),
+    given <- tryCatch(eval(x[[2L]], scope, environment(x)),
                       error = function(cnd) NULL)
     if (is.factor(given) && all(levels(y) %in% levels(given))) {
       warn_empty_classes(setdiff(levels(given), levels(y)), " after `subset` and `na.action`",
