@@ -9,7 +9,8 @@
 #' The package provides:
 #' * kernel objects ([kernels]) and exact kernel matrices ([kernel_matrix()]);
 #' * feature maps: random Fourier features ([rff()]), Fastfood
-#'   ([fastfood()]) and random binning ([rbin()], sparse features), with
+#'   ([fastfood()]), random binning ([rbin()], sparse features) and
+#'   Nystroem features on data-chosen centers ([nystrom()]), with
 #'   `predict()` methods computing features in parallel;
 #' * [krr_fit()]: ridge regression and classification on those features,
 #'   with lambda (and the bandwidth) chosen by GCV or cross-validation,
@@ -25,7 +26,7 @@
 #' default is chosen, and [kitchen_simd()] for the instruction sets in use.
 #'
 #' Start with the five vignettes: `vignette("kitchen")` (getting started:
-#' kernels, the three maps, fitting, lambda by GCV, classification,
+#' kernels, the three maps, fitting, lambda by cross-validation, classification,
 #' prediction, saving a model), `vignette("choosing-a-map")` (accuracy and
 #' cost of the three maps side by side), `vignette("how-it-works")`
 #' (Bochner's theorem, random binning and Fastfood, with numeric checks) and

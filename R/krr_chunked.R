@@ -85,6 +85,8 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
                                            info$response, search$stats$rows, info$col_names,
                                            started, call))
   fit$ard <- ard$report
+  # nobs(): rows of non-zero weight (chunked fits keep no weights)
+  fit$observed_rows <- search$stats$positive_rows
   if (logistic) {
     fit$loss <- loss
     fit$logistic <- search$solution$logistic

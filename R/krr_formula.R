@@ -60,6 +60,11 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
     frame_call[[name]] <- eval(rlang::quo_get_expr(extras[[name]]), scope,
                                rlang::quo_get_env(extras[[name]]))
   }
+  if (is.character(frame_call$subset)) {
+    # model.frame() would index rows by name and keep none
+    abort_arg(c("{.arg subset} must be a logical or numeric vector of rows, not a string.",
+                i = "Write the condition without quotes, for instance {.code subset = a > 0}."))
+  }
   if (!missing(na.action)) frame_call$na.action <- na.action
   frame <- eval(as.call(frame_call), parent.frame())
   if (nrow(frame) == 0L) {
@@ -78,8 +83,9 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
     given <- tryCatch(eval(x[[2L]], scope, environment(x)),
                       error = function(cnd) NULL)
     if (is.factor(given) && all(levels(y) %in% levels(given))) {
-      warn_empty_classes(setdiff(levels(given), levels(y)), " after `subset` and `na.action`",
-                         call)
+      in_data <- levels(droplevels(given))
+      warn_empty_classes(setdiff(levels(given), in_data), "", call)
+      warn_empty_classes(setdiff(in_data, levels(y)), " after `subset` and `na.action`", call)
       given_levels <- levels(given)
     }
   }

@@ -25,7 +25,8 @@ chunked_logistic_fit <- function(data, map, sigmas, lambda, n_folds, tol, max_it
     chunked_logistic_source(data, candidate, n_folds, block_size, engine, verbose, call,
                             first_pass, seen)
   }, NULL, lambda, n_folds, tol, max_iter, verbose)
-  search$stats <- list(chunks = seen$chunks, rows = seen$rows, n = seen$n)
+  search$stats <- list(chunks = seen$chunks, rows = seen$rows, n = seen$n,
+                       positive_rows = seen$positive_rows)
   search
 }
 
@@ -45,6 +46,7 @@ chunked_logistic_source <- function(data, map, n_folds, block_size, engine, verb
       seen$chunks <- stats$chunks
       seen$rows <- stats$rows
       seen$n <- stats$n
+      seen$positive_rows <- stats$positive_rows
       if (as.double(stats$rows) * map$n_features <= logistic_kept_entries()) {
         rows <- keep_chunk_features(data, map, seen, if (by_fold) n_folds, engine, verbose,
                                     call, first_pass)

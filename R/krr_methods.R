@@ -135,7 +135,7 @@ case.names.kitchen_krr <- function(object, full = FALSE, ...) {
 #' @rdname kitchen_krr-methods
 #' @export
 nobs.kitchen_krr <- function(object, ...) {
-  n <- if (is.null(object$weights)) object$n else sum(object$weights != 0)
+  n <- if (!is.null(object$weights)) sum(object$weights != 0) else object$observed_rows %||% object$n
   # an integer as for lm(), also for chunked fits (whose row count is summed
   # as a double), unless it is too large for one
   if (n <= .Machine$integer.max) as.integer(n) else n

@@ -66,6 +66,8 @@
 #' @param n_grids Number of random grids `P`, a whole number.
 #' @param kernel A kernel name or object with a binning pitch law: only
 #'   `"laplacian"` among kitchen's kernels.
+#' @param ... Further kernel parameters when `kernel` is a name (the
+#'   Laplacian kernel takes none).
 #' @param n_buckets `NULL` for one column per occupied bin, or a whole number
 #'   of hashed columns per grid.
 #' @param stratified `TRUE` (the default) to draw each column's pitches and
@@ -169,10 +171,12 @@ rbin <- function(x, n_grids, kernel = "laplacian", sigma = NULL,
 #'   mode.
 #' @export
 #' @examples
+#' set.seed(1)
 #' x <- matrix(runif(300 * 2), 300, 2)
-#' map <- rbin(x, n_grids = 20, sigma = 0.5, seed = 1, n_threads = 1)
+#' # clip = FALSE: new rows are not moved into the training range
+#' map <- rbin(x, n_grids = 20, sigma = 0.5, seed = 1, clip = FALSE, n_threads = 1)
 #' z <- predict(map, matrix(c(0.5, 0.5, 5, 5), 2, byrow = TRUE), n_threads = 1)
-#' Matrix::rowSums(z > 0)   # the far point falls in unseen bins
+#' Matrix::rowSums(z > 0)   # 20 and 0: the far point falls in unseen bins on every grid
 #' attr(z, "rows_with_unseen")
 predict.kitchen_rbin <- function(object, newdata, n_threads = NULL, ...) {
   if (...length()) warn_unused_dots(...)  # R/krr_predict.R

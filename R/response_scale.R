@@ -7,8 +7,10 @@
 # already of order 1 gives the same bits as before.
 
 # One scale for all response columns (so that their relative weights in a
-# multi-response score are kept), 1 for class codes and zero responses.
+# multi-response score are kept), 1 for class codes and zero responses
+# (and for none: a chunk of no weight codes no classes).
 response_scale <- function(y) {
+  if (length(y) == 0) return(1)
   top <- max(abs(y))
   if (!(top > 0)) return(1)
   2^floor(log2(top))

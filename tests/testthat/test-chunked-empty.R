@@ -214,6 +214,16 @@ test_that("a chunk of no weight is passed over as rows of none, as in memory", {
   memory <- krr_fit(toy$x, toy$y, map, weights = weights, lambda = 0.1, n_threads = 1)
   fit <- krr_fit(chunked(chunks), map, lambda = 0.1, n_threads = 1, verbose = FALSE)
   expect_equal(fit$coefficients, memory$coefficients, tolerance = 1e-10)
+  # the rows of non-zero weight, as in memory (lm() counts so too)
+  expect_identical(nobs(fit), nobs(memory))
+  expect_identical(nobs(fit), sum(weights > 0))
+  expect_equal(df.residual(fit), df.residual(memory))
+  classes <- lapply(chunks, function(chunk) {
+    chunk$y <- factor(chunk$y > 0, c(FALSE, TRUE))
+    chunk
+  })
+  expect_identical(nobs(krr_fit(chunked(classes), map, lambda = 0.1, loss = "logistic",
+                                n_threads = 1, verbose = FALSE)), sum(weights > 0))
   binned_map <- rbin(toy$x, 4, sigma = 1, seed = 3)
   expect_equal(krr_fit(chunked(chunks), binned_map, lambda = 0.1, n_threads = 1,
                        verbose = FALSE)$coefficients,

@@ -249,12 +249,24 @@ test_that("classes left without rows are named in a warning; prob and class need
                  "1 class of `y` has no rows and is left out of the fit: \"virginica\"")
   expect_no_warning(krr_fit(x, droplevels(iris$Species[1:100]), rff(x, 40, seed = 1), lambda = 1,
                             n_threads = 1))
+  # a level without rows in the data itself is not blamed on subset or na.action
+  unused <- iris[1:100, ]
+  expect_warning(krr_fit(Species ~ ., unused, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
+                         verbose = FALSE),
+                 "1 class of `y` has no rows and is left out of the fit: \"virginica\"")
   regression <- krr_fit(mpg ~ wt, mtcars, lambda = 1, n_features = 40, seed = 1, n_threads = 1,
                         verbose = FALSE)
   for (type in c("prob", "class")) {
     expect_error(predict(regression, mtcars[1:2, ], type = type), "this one is a regression",
                  class = "kitchen_error_argument")
   }
+})
+
+test_that("a quoted subset is refused by name", {
+  expect_error(krr_fit(mpg ~ wt, mtcars, subset = "wt > 3", n_features = 20, seed = 1,
+                       n_threads = 1),
+               "`subset` must be a logical or numeric vector of rows, not a string",
+               class = "kitchen_error_argument")
 })
 
 test_that("folds are evaluated in data and follow subset and na.action", {
