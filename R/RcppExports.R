@@ -257,6 +257,10 @@ sparse_problem_cpp <- function(x) {
     .Call(`_kitchen_sparse_problem_cpp`, x)
 }
 
+kept_eigen_cpp <- function(k, relative_cutoff, n_threads, simd) {
+    .Call(`_kitchen_kept_eigen_cpp`, k, relative_cutoff, n_threads, simd)
+}
+
 first_nonfinite_cpp <- function(x) {
     .Call(`_kitchen_first_nonfinite_cpp`, x)
 }

@@ -1,7 +1,7 @@
 #' Ridge regression on random features
 #'
 #' Fits the linear machine of Rahimi and Recht (2007, section 5) on the
-#' features of a [rff()], [fastfood()] or [rbin()] map: ridge regression
+#' features of a [rff()], [fastfood()], [rbin()] or [nystrom()] map: ridge regression
 #' of `y` on `z(x)`, which approximates kernel ridge regression with the
 #' map's kernel at a cost linear in the number of rows.
 #'
@@ -143,15 +143,18 @@
 #' kitchen's source repository has the timings).
 #' Memory: the `n x D` features (less than one `D x D` matrix of the primal
 #' path) and a few `n x n` matrices. Why a third: the dual path's
-#' eigendecompositions (R's `eigen()`, LAPACK on R's BLAS, with
-#' eigenvectors) cost several times more per row than kitchen's threaded
-#' reduction per feature, so the two cost about the same near `n = D / 2`
-#' on the reference BLAS (`bench/results/dual-path.md` and
-#' `dual-path-rule.md`), and a third keeps the dual path well on the
-#' cheaper side (a tenth to a quarter of the primal's time from `n = D / 4`
-#' to `D / 3` there). It also needs at most 1000
-#' rows: R's `eigen()` cannot be interrupted, and its time grows with the
-#' cube of the rows, while the primal path stops soon after Ctrl-C. Where
+#' eigendecompositions (with eigenvectors) cost several times more per row
+#' than the primal's reduction per feature; with R's `eigen()` on the
+#' reference BLAS the two cost about the same near `n = D / 2`
+#' (`bench/results/dual-path.md` and `dual-path-rule.md`), and a third keeps
+#' the dual path well on the cheaper side. The eigendecompositions run on
+#' kitchen's threaded tridiagonal reduction and LAPACK's MRRR for the
+#' eigenpairs above rounding level (twice as fast as `eigen()` at 1000 rows
+#' on the reference BLAS, `bench/results/dual-eigen.md`), and stop soon
+#' after Ctrl-C, as the primal path does. Where kitchen's reduction is not
+#' used (`options(kitchen.tridiagonal = "lapack")`, or no AVX2 with an
+#' optimised BLAS) they go to R's `eigen()`, which cannot be interrupted,
+#' and "auto" then takes the dual path for at most 1000 rows. Where
 #' the primal path's own arithmetic is at rounding level, the two differ: at the smallest
 #' candidates, with `D` at least `n - 1`, the primal's `D - n + 1` zero
 #' eigenvalues come out as rounding noise that adds to the effective degrees
@@ -171,7 +174,8 @@
 #' data keep their own paths.
 #'
 #' With `loss = "logistic"`, a dense map and data in memory, at most half as
-#' many rows as features (and at most 1000 rows) take a dual path too: every solution
+#' many rows as features take a dual path too (at most 1000 rows where the
+#' eigendecomposition goes to R's `eigen()`, as above): every solution
 #' and every step of the solver lies in the span of the rows' features, so
 #' the fit is made on the `n x m` matrix `Phi = U S^(1/2)` (from the
 #' eigendecomposition `Z Z' = U S U'`, of rank `m`, at most `n`) and mapped back to the

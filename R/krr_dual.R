@@ -43,9 +43,14 @@ dual_path_chosen <- function(map, n, solver, pays = dual_path_pays, call = rlang
 # at a third the dual path stays well on the cheaper side of both machines
 # (the quarter before left, for instance, Ionosphere's 260 rows at D = 1000
 # on the primal path: 3.2 s against 0.87 s).
-# At most 1000 rows: eigen() does not check for interrupts, and took 4 s at
-# 1000 rows (12 s at 1500) on that machine at load 9.
-dual_path_pays <- function(n, n_features) 3 * n <= n_features && n <= 1000
+# The eigendecompositions are kitchen's (kept_eigen(): interruptible, and
+# half eigen()'s time at n = 1000, D = 4000, bench/results/dual-eigen.md),
+# so any number of rows, except where they go to R's eigen(), which does not
+# check for interrupts (4 s at 1000 rows, 12 s at 1500 on that machine at
+# load 9): there at most 1000.
+dual_path_pays <- function(n, n_features) {
+  3 * n <= n_features && (n <= 1000 || !tridiagonal_on_lapack())
+}
 
 is_dual_statistics <- function(stats) inherits(stats, "kitchen_dual_statistics")
 
@@ -65,7 +70,7 @@ dual_statistics <- function(map, x, y, backend, folds = NULL, weights = NULL) {
     zbar = zbar,
     row_gram = gram_of(t(centred), backend),  # R/gram.R
     centred_diagonal = colSums(w * centred^2), diagonal = colSums(w * z^2),
-    ysum = colSums(w * y), yy = colSums(w * y^2)
+    ysum = colSums(w * y), yy = colSums(w * y^2), backend = backend
   ), class = "kitchen_dual_statistics")
   dual_refold(stats, folds)
 }
@@ -89,7 +94,8 @@ dual_refold <- function(stats, folds) {
 # at rounding level (at most n * eps times the largest) are set to 0: their
 # eigenvectors are in the null space of A_T' (the centring direction,
 # duplicated rows), so they add nothing to the coefficients, and their part
-# of b stays in the residual exactly.
+# of b stays in the residual exactly (`rest`, per response). Only the kept
+# eigenpairs are found (kept_eigen(): interruptible, on kitchen's threads).
 dual_training_set <- function(stats, train) {
   w <- stats$w[train]
   n <- sum(w)
@@ -100,18 +106,16 @@ dual_training_set <- function(stats, train) {
           rep(shift[train], each = length(train)) + offset) * root * rep(root, each = length(train))
   ybar <- colSums(w * stats$y[train, , drop = FALSE]) / n
   b <- root * (stats$y[train, , drop = FALSE] - rep(ybar, each = length(train)))
-  e <- eigen(k, symmetric = TRUE)
-  values <- e$values
-  values[values <= max(values, 0) * length(train) * .Machine$double.eps] <- 0
+  e <- kept_eigen(k, length(train) * .Machine$double.eps, stats$backend)  # R/kept_eigen.R
+  c <- crossprod(e$vectors, b)
   list(train = train, n = n, root = root, shift = shift, offset = offset, ybar = ybar,
-       values = values, vectors = e$vectors, c = crossprod(e$vectors, b))
+       values = e$values, vectors = e$vectors, c = c,
+       rest = colSums((b - e$vectors %*% c)^2))
 }
 
-# (K + lambda I)^-1 b's coordinates in the eigenvectors, zero-eigenvalue
+# (K + lambda I)^-1 b's coordinates in the kept eigenvectors, zero-eigenvalue
 # parts left out (see dual_training_set()).
-dual_inverse <- function(set, lambda) {
-  ifelse(set$values > 0, 1 / (set$values + lambda), 0) * set$c
-}
+dual_inverse <- function(set, lambda) set$c / (set$values + lambda)
 
 # The feature-space coefficients w = A_T' alpha and the intercept of the
 # training set's fit at `lambda`.
@@ -126,9 +130,10 @@ dual_coefficients <- function(stats, set, lambda) {
 
 # Weighted residual sum of squares of each response at lambda: the residual
 # b - K alpha is lambda alpha, so RSS = sum_i (lambda c_i / (e_i + lambda))^2
-# (c_i itself where e_i = 0), without the primal's cancellation.
+# over the kept eigenpairs plus b's part outside them, without the primal's
+# cancellation.
 dual_rss <- function(set, lambda) {
-  colSums((ifelse(set$values > 0, lambda / (set$values + lambda), 1) * set$c)^2)
+  colSums((lambda / (set$values + lambda) * set$c)^2) + set$rest
 }
 
 # GCV over the lambdas, as ridge_gcv_path() (ridge_path.hpp): n RSS /
@@ -191,7 +196,8 @@ dual_fold_sse <- function(stats, lambdas, positions, sse = numeric(length(lambda
     cross <- (stats$row_gram[held, train, drop = FALSE] - set$shift[held] -
                 rep(set$shift[train], each = length(held)) + set$offset) *
       rep(set$root, each = length(held))
-    projected <- cross %*% set$vectors
+    projected <- if (ncol(set$vectors) > 0) dense_product(cross, set$vectors, stats$backend) else
+      matrix(0, length(held), 0)
     y <- stats$y[held, , drop = FALSE] - rep(set$ybar, each = length(held))
     w <- stats$w[held]
     for (l in seq_along(lambdas)) {

@@ -18,15 +18,20 @@
 # factorisations (R's chol() then) were 56% of a 9.9 s fit and the passes
 # 30%.
 
-# "auto": at most half as many rows as features, and at most 1000
-# (eigen() does not check for interrupts: R/krr_dual.R). One n x n
-# eigendecomposition (R's eigen() on R's BLAS) against a D x D factorisation
-# per fold and lambda (kitchen's blocked Cholesky). Measured (AVX2 machine,
+# "auto": at most half as many rows as features (and at most 1000 where the
+# eigendecomposition goes to R's eigen(), which does not check for
+# interrupts: R/krr_dual.R). One n x n eigendecomposition against a D x D
+# factorisation per fold and lambda (kitchen's blocked Cholesky). With
+# kitchen's eigendecomposition (kept_eigen()), n = 1001, D = 3000, 2
+# classes: primal 11.6 s, dual 6.1 s (bench/results/dual-eigen.md). Measured
+# with R's eigen() on the reference BLAS (AVX2 machine,
 # reference BLAS, default CV fits on a given rff map, 8 synthetic columns):
 # D = 1000: n = 500 primal 1.82 s, dual 0.75 s; n = 600 2.02 / 1.62 s;
 # n = 700 1.90 / 2.16 s (2 classes), 3.25 / 2.49 s (3); n = 900 2.07 / 4.10 s.
 # D = 2000: n = 600 (3 classes) 14.4 / 2.8 s, n = 1000 20.0 / 9.0 s.
-dual_logistic_pays <- function(n, n_features) 2 * n <= n_features && n <= 1000
+dual_logistic_pays <- function(n, n_features) {
+  2 * n <= n_features && (n <= 1000 || !tridiagonal_on_lapack())
+}
 
 # The rows' features reduced to their span: list(phi, basis = V). Only
 # eigenvalues that are zero, negative or denormal next to the largest
@@ -38,13 +43,13 @@ dual_logistic_pays <- function(n, n_features) 2 * n <= n_features && n <= 1000
 row_span_features <- function(map, x, backend) {
   z <- map_features(map, x, backend)
   if (!is.matrix(z)) z <- as.matrix(z)
-  eig <- eigen(gram_of(t(z), backend), symmetric = TRUE)  # R/gram.R
-  keep <- eig$values > max(eig$values[1], 0) * .Machine$double.eps^2
-  if (!any(keep)) keep[1] <- TRUE  # all-zero features: one direction, phi = 0
-  root <- sqrt(pmax(eig$values[keep], 0))
-  vectors <- eig$vectors[, keep, drop = FALSE]
-  phi <- vectors * rep(root, each = nrow(vectors))
-  basis <- crossprod(z, vectors) * rep(ifelse(root > 0, 1 / root, 0), each = ncol(z))
+  eig <- kept_eigen(gram_of(t(z), backend), .Machine$double.eps^2, backend)  # R/gram.R, R/kept_eigen.R
+  if (length(eig$values) == 0) {  # all-zero features: one direction, phi = 0
+    return(list(phi = matrix(0, nrow(z), 1), basis = matrix(0, ncol(z), 1)))
+  }
+  root <- sqrt(eig$values)
+  phi <- eig$vectors * rep(root, each = nrow(eig$vectors))
+  basis <- crossprod(z, eig$vectors) * rep(1 / root, each = ncol(z))
   list(phi = phi, basis = basis)
 }
 

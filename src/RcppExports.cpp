@@ -889,6 +889,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// kept_eigen_cpp
+Rcpp::List kept_eigen_cpp(Rcpp::NumericMatrix k, double relative_cutoff, int n_threads, SEXP simd);
+RcppExport SEXP _kitchen_kept_eigen_cpp(SEXP kSEXP, SEXP relative_cutoffSEXP, SEXP n_threadsSEXP, SEXP simdSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type k(kSEXP);
+    Rcpp::traits::input_parameter< double >::type relative_cutoff(relative_cutoffSEXP);
+    Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type simd(simdSEXP);
+    rcpp_result_gen = Rcpp::wrap(kept_eigen_cpp(k, relative_cutoff, n_threads, simd));
+    return rcpp_result_gen;
+END_RCPP
+}
 // first_nonfinite_cpp
 double first_nonfinite_cpp(SEXP x);
 RcppExport SEXP _kitchen_first_nonfinite_cpp(SEXP xSEXP) {
@@ -976,6 +989,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_krr_predict_small_cpp", (DL_FUNC) &_kitchen_krr_predict_small_cpp, 5},
     {"_kitchen_fwht_small_cpp", (DL_FUNC) &_kitchen_fwht_small_cpp, 3},
     {"_kitchen_sparse_problem_cpp", (DL_FUNC) &_kitchen_sparse_problem_cpp, 1},
+    {"_kitchen_kept_eigen_cpp", (DL_FUNC) &_kitchen_kept_eigen_cpp, 4},
     {"_kitchen_first_nonfinite_cpp", (DL_FUNC) &_kitchen_first_nonfinite_cpp, 1},
     {"_kitchen_map_problem_cpp", (DL_FUNC) &_kitchen_map_problem_cpp, 2},
     {NULL, NULL, 0}

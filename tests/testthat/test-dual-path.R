@@ -179,12 +179,18 @@ test_that("constant features give the intercept-only fit on both paths", {
   expect_equal(fits$dual$path, fits$primal$path)
 })
 
-test_that("the rule: auto takes the dual path at 3n <= D and n <= 1000, for dense maps only", {
+test_that("the rule: auto takes the dual path at 3n <= D, for dense maps only", {
   x <- matrix(runif(200), 100, 2)
   expect_true(kitchen:::dual_path_chosen(rff(x, 300, sigma = 1), 100, "direct"))
   expect_false(kitchen:::dual_path_chosen(rff(x, 298, sigma = 1), 100, "direct"))
   expect_true(kitchen:::dual_path_chosen(rff(x, 8000, sigma = 1), 1000, "direct"))
-  expect_false(kitchen:::dual_path_chosen(rff(x, 8000, sigma = 1), 1001, "direct"))  # eigen() uninterruptible
+  expect_true(kitchen:::dual_path_chosen(rff(x, 8000, sigma = 1), 2000, "direct"))
+  expect_false(kitchen:::dual_path_chosen(rff(x, 8000, sigma = 1), 2667, "direct"))
+  # with R's eigen() (uninterruptible) for the eigendecompositions: at most 1000 rows
+  lapack <- options(kitchen.tridiagonal = "lapack")
+  expect_true(kitchen:::dual_path_chosen(rff(x, 8000, sigma = 1), 1000, "direct"))
+  expect_false(kitchen:::dual_path_chosen(rff(x, 8000, sigma = 1), 1001, "direct"))
+  options(lapack)
   expect_false(kitchen:::dual_path_chosen(rbin(x, 50, sigma = 1), 10, "direct"))
   expect_false(kitchen:::dual_path_chosen(rff(x, 400, sigma = 1), 100, "falkon"))
   old <- options(kitchen.dual = FALSE)
