@@ -19,6 +19,10 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
       abort_arg(c("{.arg weights} must not be given with chunked data: each chunk holds its own.",
                   i = "Give each chunk a {.field weights} element, or name the column with {.code chunked(paths, weights = )}."))
     }
+    if ("folds" %in% names(list(...))) {
+      abort_arg(c("{.arg folds} must not be given with chunked data: CV's folds are whole chunks.",
+                  i = "Chunk i is in fold (i - 1) %% n_folds + 1; set {.arg n_folds}, or order the chunks."))
+    }
   }
   backend <- with_progress(backend_settings(n_threads), verbose)  # this process's; the chunks' in `engine`
   given_seed <- if (is.character(features)) list(...)$seed  # the user's, as in memory

@@ -229,6 +229,11 @@ test_that("chunked fits refuse what they cannot do", {
   map <- rff(toy$x, 16, sigma = 1, seed = 1)
   expect_error(krr_fit(data, map, y = toy$y), "each chunk holds its response",
                class = "kitchen_error_argument")
+  # the same message with a map given or built by name
+  for (features in list(map, "rff")) {
+    expect_error(krr_fit(data, features, folds = rep(1:2, 10)), "CV's folds are whole chunks",
+                 class = "kitchen_error_argument")
+  }
   expect_error(krr_fit(data, map, n_features = 10), "already a map", class = "kitchen_error_argument")
   expect_error(krr_fit(chunked(function(i) NULL), map, verbose = FALSE), "no chunks",
                class = "kitchen_error_argument")
