@@ -114,12 +114,44 @@ update.kernel_ridge <- function(object, parameters = NULL, penalty = NULL, rbf_s
 }
 
 #' @rdname kernel_ridge
+#' @param object,new_data,type For `kernel_ridge_predict()`, the engine's
+#'   predict function (called by parsnip): the fit, the new predictors and
+#'   [krr_fit()]'s prediction type. Rows of `new_data` with `NA` get `NA`
+#'   predictions, as parsnip's other engines give them.
+#' @export
+kernel_ridge_predict <- function(object, new_data, type = "response") {
+  complete <- stats::complete.cases(new_data)
+  if (all(complete)) return(stats::predict(object, new_data, type = type))
+  known <- stats::predict(object, new_data[complete, , drop = FALSE], type = type)
+  pad_rows(known, complete)
+}
+
+# Predictions of the rows where `complete` is TRUE, with NA in the others
+# (a vector, factor or matrix).
+pad_rows <- function(known, complete) {
+  if (is.matrix(known)) {
+    out <- matrix(NA, length(complete), ncol(known), dimnames = list(NULL, colnames(known)))
+    storage.mode(out) <- storage.mode(known)
+    out[complete, ] <- known
+    return(out)
+  }
+  out <- known[rep(NA_integer_, length(complete))]
+  out[complete] <- known
+  out
+}
+
+#' @rdname kernel_ridge
 #' @param x,y For `kernel_ridge_fit()`, the engine's fit function (called
-#'   by parsnip): the predictors as a numeric matrix and the response.
+#'   by parsnip): the predictors as a numeric matrix and the response (a
+#'   data frame of numeric outcomes for several, as workflows pass them).
 #' @export
 kernel_ridge_fit <- function(x, y, penalty = NULL, rbf_sigma = NULL, num_features = 1000,
                              map = "rff", ...) {
   map <- match_choice(map, c("rff", "fastfood"))
+  if (is.data.frame(y)) {
+    # several outcomes (mpg + disp ~ .) come from workflows as a tibble
+    y <- if (ncol(y) == 1) y[[1]] else as.matrix(y)
+  }
   args <- list(...)
   lambda <- NULL  # krr_fit()'s own choice
   if (!is.null(penalty)) {
@@ -184,7 +216,9 @@ cos_sin_count <- function(n, arg = "num_features", call = rlang::caller_env()) {
 # without training rows (left out of the fit, with a warning) get 0.
 kernel_ridge_prob <- function(scores, object) {
   fit <- object$fit
-  prob <- as.matrix(scores)
+  scores <- as.matrix(scores)
+  complete <- stats::complete.cases(scores)  # rows of new data with NA
+  prob <- scores[complete, , drop = FALSE]
   if (!identical(fit[["loss"]], "logistic")) {
     if (!is.null(fit[["uncalibrated"]])) {
       abort_arg(c("This fit has no class probabilities.", x = "Its scores were not calibrated: {fit[['uncalibrated']]}."),
@@ -199,7 +233,7 @@ kernel_ridge_prob <- function(scores, object) {
   levels <- object$lvl %||% fit$response$levels
   out <- matrix(0, nrow(prob), length(levels), dimnames = list(NULL, levels))
   out[, match(fit$response$levels, levels)] <- prob
-  tidy_frame(as.data.frame(out, optional = TRUE))
+  tidy_frame(as.data.frame(pad_rows(out, complete), optional = TRUE))
 }
 
 # The model's entries in parsnip's model environment (once per session:
@@ -229,9 +263,8 @@ register_kernel_ridge <- function() {
   arg("num_features", "kitchen", "num_features")
   arg("map", "kitchen", "feature_map")
   predict_value <- function(type, post = NULL) {
-    list(pre = NULL, post = post, func = c(fun = "predict"),
-         args = list(object = quote(object$fit), newdata = quote(new_data),
-                     type = type))
+    list(pre = NULL, post = post, func = c(pkg = "kitchen", fun = "kernel_ridge_predict"),
+         args = list(object = quote(object$fit), new_data = quote(new_data), type = type))
   }
   parsnip::set_pred(model, eng = "kitchen", mode = "regression", type = "numeric",
                     value = predict_value("response"))
@@ -247,9 +280,13 @@ register_kernel_ridge <- function() {
 #' Parameter objects for tuning [kernel_ridge()] with \pkg{tune}, made by
 #' \pkg{dials} (needed): `num_features()` is the number of random features,
 #' `feature_map()` the kind of map. The penalty and the kernel width use
-#' `dials::penalty()` and `dials::rbf_sigma()`.
+#' `dials::penalty()` and `dials::rbf_sigma()`. `kernel_bandwidth()` is the
+#' bandwidth `sigma` of [step_kernel_features()] (in the map's rescaled
+#' units, see [rff()]), on a log2 scale: the default range is 2^-3 to 2^3.
 #'
-#' @param range The smallest and largest number of features.
+#' @param range The smallest and largest number of features; for
+#'   `kernel_bandwidth()`, the smallest and largest bandwidth in the units
+#'   of `trans` (log2 by default).
 #' @param trans A transformation from \pkg{scales}, or `NULL`.
 #' @param values The maps to try.
 #' @return A `dials` parameter object.
@@ -265,6 +302,21 @@ num_features <- function(range = c(100L, 2000L), trans = NULL) {
   dials::new_quant_param(type = "integer", range = range, inclusive = c(TRUE, TRUE),
                          trans = trans, label = c(num_features = "# Random Features"),
                          finalize = NULL)
+}
+
+#' @rdname num_features
+#' @export
+kernel_bandwidth <- function(range = c(-3, 3), trans = log2_transform()) {
+  rlang::check_installed("dials", "for `kernel_bandwidth()`.")
+  dials::new_quant_param(type = "double", range = range, inclusive = c(TRUE, TRUE),
+                         trans = trans, label = c(kernel_bandwidth = "Kernel Bandwidth"),
+                         finalize = NULL)
+}
+
+# scales' log2 transformation (dials imports scales), by its name in
+# scales 1.3 and later or before.
+log2_transform <- function() {
+  if (utils::packageVersion("scales") >= "1.3.0") scales::transform_log2() else scales::log2_trans()
 }
 
 #' @rdname num_features

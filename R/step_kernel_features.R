@@ -23,7 +23,8 @@
 #'   (cosine and sine pairs), as [kernel_ridge()] rounds it; tunable (see
 #'   [num_features()]).
 #' @param sigma Bandwidth of the kernel, or `NULL` for the median
-#'   distance between training rows (see [rff()]).
+#'   distance between training rows (see [rff()]); tunable (see
+#'   [kernel_bandwidth()]).
 #' @param kernel The kernel (a name or an object from [kernels]).
 #' @param seed Seed of the map's random draws (drawn from R's stream when
 #'   the step is made, so a recipe prepares the same map each time).
@@ -152,7 +153,9 @@ tidy.step_kernel_features <- function(x, ...) {
 #' @exportS3Method generics::tunable
 tunable.step_kernel_features <- function(x, ...) {
   tidy_frame(data.frame(
-    name = "num_features", call_info = I(list(list(pkg = "kitchen", fun = "num_features"))),
+    name = c("num_features", "sigma"),
+    call_info = I(list(list(pkg = "kitchen", fun = "num_features"),
+                       list(pkg = "kitchen", fun = "kernel_bandwidth"))),
     source = "recipe", component = "step_kernel_features", component_id = x$id,
     stringsAsFactors = FALSE))
 }

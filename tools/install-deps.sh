@@ -23,7 +23,7 @@ set -euo pipefail
 r_packages=(
   Rcpp RcppEigen RcppParallel cli rlang Matrix testthat roxygen2 pkgbuild knitr
   rmarkdown processx future
-  generics tibble recipes data.table tidyr ggplot2 parsnip dials
+  generics tibble recipes data.table tidyr ggplot2 parsnip dials scales
   rsample tune workflows yardstick RcppArmadillo
   DBI RSQLite nanoparquet
 )

@@ -63,6 +63,55 @@ test_that("kernel_ridge() classification: classes, and the fit's calibrated prob
   expect_equal(rowSums(prob), rep(1, 150))
 })
 
+test_that("rows of new data with NA get NA predictions of every type, as parsnip's engines give", {
+  skip_if_not_installed("parsnip")
+  spec <- kernel_ridge(mode = "classification", penalty = 1e-3, num_features = 60) |>
+    parsnip::set_engine("kitchen", seed = 1, n_threads = 1, sigma = 2)
+  fit <- parsnip::fit(spec, Species ~ ., data = iris)
+  rows <- iris[c(1, 51, 101, 2), ]
+  gappy <- rows
+  gappy$Sepal.Width[2] <- NA
+  for (type in c("class", "prob")) {
+    full <- predict(fit, rows, type = type)
+    padded <- predict(fit, gappy, type = type)
+    expect_identical(nrow(padded), 4L)
+    expect_true(all(is.na(padded[2, ])))
+    expect_equal(padded[-2, ], full[-2, ])
+  }
+  expect_identical(levels(predict(fit, gappy, type = "class")$.pred_class), levels(iris$Species))
+  regression <- parsnip::fit(kernel_ridge(mode = "regression", penalty = 1e-3, num_features = 60) |>
+                               parsnip::set_engine("kitchen", seed = 1, n_threads = 1),
+                             mpg ~ wt + hp, data = mtcars)
+  cars <- mtcars[1:3, ]
+  cars$hp[3] <- NA
+  expect_equal(predict(regression, cars)$.pred,
+               c(predict(regression, mtcars[1:2, ])$.pred, NA))
+  every <- cars
+  every$wt <- NA_real_
+  expect_true(all(is.na(predict(regression, every)$.pred)))
+})
+
+test_that("several numeric outcomes: a data frame y from workflows is a response matrix", {
+  skip_if_not_installed("parsnip")
+  x <- as.matrix(mtcars[c("hp", "wt", "qsec")])
+  pair <- kernel_ridge_fit(x, mtcars[c("mpg", "disp")], penalty = 1e-3, num_features = 50,
+                           seed = 1, n_threads = 1)
+  direct <- krr_fit(x, as.matrix(mtcars[c("mpg", "disp")]), lambda = 1e-3 * 32, n_features = 50,
+                    seed = 1, n_threads = 1)
+  expect_equal(predict(pair, x), predict(direct, x))
+  one <- kernel_ridge_fit(x, mtcars["mpg"], penalty = 1e-3, num_features = 50, seed = 1,
+                          n_threads = 1)
+  expect_equal(predict(one, x), predict(krr_fit(x, mtcars$mpg, lambda = 1e-3 * 32, n_features = 50,
+                                                seed = 1, n_threads = 1), x))
+  skip_if_not_installed("workflows")
+  wf <- workflows::workflow(mpg + disp ~ hp + wt + qsec,
+                            kernel_ridge(mode = "regression", penalty = 1e-3, num_features = 50) |>
+                              parsnip::set_engine("kitchen", seed = 1, n_threads = 1))
+  predictions <- predict(parsnip::fit(wf, mtcars), mtcars)
+  expect_identical(names(predictions), c(".pred_mpg", ".pred_disp"))
+  expect_equal(unname(as.matrix(predictions)), unname(predict(direct, x)))
+})
+
 test_that("kernel_ridge() can be updated, and its tuning parameters have dials ranges", {
   skip_if_not_installed("parsnip")
   skip_if_not_installed("dials")

@@ -83,15 +83,38 @@ test_that("bad input is refused with errors naming what is wrong", {
   expect_match(conditionMessage(err), "needs `new_data` without NA")
 })
 
+test_that("sigma can be tuned: kernel_bandwidth() gives its range, tune_grid() fills it in", {
+  skip_if_not_installed("recipes")
+  skip_if_not_installed("dials")
+  range <- kernel_bandwidth()
+  expect_s3_class(range, "quant_param")
+  expect_equal(dials::value_seq(range, 3), c(0.125, 1, 8))
+  expect_equal(dials::value_seq(kernel_bandwidth(c(-1, 1)), 2), c(0.5, 2))
+  skip_if_not_installed("tune")
+  skip_if_not_installed("workflows")
+  skip_if_not_installed("rsample")
+  skip_if_not_installed("parsnip")
+  rec <- recipes::recipe(mpg ~ wt + hp, data = mtcars) |>
+    step_kernel_features(wt, hp, num_features = 6, sigma = tune::tune(), seed = 1)
+  wf <- workflows::workflow(rec, parsnip::linear_reg())
+  skip_if_not_installed("hardhat")
+  expect_identical(hardhat::extract_parameter_set_dials(wf)$name, "sigma")
+  set.seed(2)
+  tuned <- tune::tune_grid(wf, rsample::vfold_cv(mtcars, v = 3), grid = data.frame(sigma = c(0.5, 2)),
+                           metrics = yardstick::metric_set(yardstick::rmse))
+  expect_identical(sort(unique(tune::collect_metrics(tuned)$sigma)), c(0.5, 2))
+})
+
 test_that("num_features can be tuned: a tune() placeholder, a dials parameter", {
   skip_if_not_installed("recipes")
   skip_if_not_installed("dials")
   rec <- step_kernel_features(recipes::recipe(mpg ~ ., data = mtcars), wt, hp,
                               num_features = call("tune", ""), seed = 1)  # what tune() gives
   tunable <- generics::tunable(rec$steps[[1]])
-  expect_identical(tunable$name, "num_features")
+  expect_identical(tunable$name, c("num_features", "sigma"))
   expect_identical(tunable$call_info[[1]], list(pkg = "kitchen", fun = "num_features"))
-  expect_identical(tunable$component_id, rec$steps[[1]]$id)
+  expect_identical(tunable$call_info[[2]], list(pkg = "kitchen", fun = "kernel_bandwidth"))
+  expect_identical(tunable$component_id, rep(rec$steps[[1]]$id, 2))
   # the placeholder prints and tidies (they failed on the call)
   shown <- c(capture.output(printed <- capture.output(print(rec)), type = "message"), printed)
   expect_true(any(grepl("Random kernel features (rff, tune(", shown, fixed = TRUE)))
