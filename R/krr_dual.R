@@ -189,6 +189,7 @@ dual_solve <- function(stats, lambda, backend, cv = NULL) {
 # training mean), C alpha = (C V) diag(1 / (e + lambda)) V'b, for every
 # lambda from one eigendecomposition.
 dual_fold_sse <- function(stats, lambdas, positions, sse = numeric(length(lambdas))) {
+  tick <- progress_ticker(stats$backend, "Cross-validating lambda", length(positions))  # R/progress.R
   for (fold in stats$folds[positions]) {
     held <- fold$rows
     set <- dual_training_set(stats, which(!seq_len(stats$rows) %in% held))
@@ -203,6 +204,7 @@ dual_fold_sse <- function(stats, lambdas, positions, sse = numeric(length(lambda
     for (l in seq_along(lambdas)) {
       sse[l] <- sse[l] + sum(w * (y - projected %*% dual_inverse(set, lambdas[l]))^2)
     }
+    tick()
   }
   sse
 }

@@ -38,6 +38,22 @@ test_that("dense fits, CV, sigma candidates and predict run their progress bars"
   expect_identical(nrow(fits$sigma$sigma_path), 3L)
 })
 
+test_that("the dual path's CV folds run their progress bar", {
+  toy <- progress_toy(60)
+  map <- rff(toy$x, 400, sigma = 1, seed = 1)  # 3n <= D: the dual path
+  quiet <- krr_fit(toy$x, toy$y, map, folds = rep(1:3, 20), n_threads = 1)
+  labels <- new.env()
+  suppressMessages(trace("progress_ticker", bquote(assign(label, TRUE, envir = .(labels))),
+                         where = asNamespace("kitchen"), print = FALSE))
+  on.exit(suppressMessages(untrace("progress_ticker", where = asNamespace("kitchen"))))
+  with_bars_drawn({
+    shown <- krr_fit(toy$x, toy$y, map, folds = rep(1:3, 20), verbose = TRUE, n_threads = 1)
+  })
+  expect_true(exists("Cross-validating lambda", envir = labels, inherits = FALSE))
+  expect_true(shown$dual)
+  expect_identical(shown$coefficients, quiet$coefficients)
+})
+
 test_that("rbin fits (CG and CV over lambda) run their progress bars", {
   toy <- progress_toy(400)
   map <- rbin(toy$x, 20, seed = 2)
