@@ -53,10 +53,10 @@ struct eigen_entries {
 
 // The eigenpairs il..iu (1-based, in ascending order of eigenvalue) of the
 // tridiagonal (d, e): values into w, vectors into z (n x (iu - il + 1)).
-// By index, not by an interval of values: with an interval, eigenvalues at
-// rounding level next to its lower end can be counted one way by the
-// workspace query and another by the solve (a heap overrun seen with a
-// cutoff of eps^2 times the largest eigenvalue).
+// By index, not by an interval of values: with an interval whose lower end
+// was eps^2 times the largest eigenvalue the heap was corrupted (likely
+// eigenvalues at rounding level next to that end, counted one way by the
+// workspace query, which sizes z, and another by the solve).
 inline void tridiagonal_eigenpairs(std::vector<double> d, std::vector<double> e, int il, int iu,
                                    std::vector<double>& w, std::vector<double>& z) {
   const int n = static_cast<int>(d.size());
