@@ -114,15 +114,15 @@ update.kernel_ridge <- function(object, parameters = NULL, penalty = NULL, rbf_s
 }
 
 #' @rdname kernel_ridge
-#' @param object,new_data,type For `kernel_ridge_predict()`, the engine's
-#'   predict function (called by parsnip): the fit, the new predictors and
-#'   [krr_fit()]'s prediction type. Rows of `new_data` with `NA` get `NA`
-#'   predictions, as parsnip's other engines give them.
+#' @param fit,new_data,type For `kernel_ridge_predict()`, the engine's
+#'   predict function (called by parsnip): the [krr_fit()] fit, the new
+#'   predictors and its prediction type. Rows of `new_data` with `NA` get
+#'   `NA` predictions, as parsnip's other engines give them.
 #' @export
-kernel_ridge_predict <- function(object, new_data, type = "response") {
+kernel_ridge_predict <- function(fit, new_data, type = "response") {
   complete <- stats::complete.cases(new_data)
-  if (all(complete)) return(stats::predict(object, new_data, type = type))
-  known <- stats::predict(object, new_data[complete, , drop = FALSE], type = type)
+  if (all(complete)) return(stats::predict(fit, new_data, type = type))
+  known <- stats::predict(fit, new_data[complete, , drop = FALSE], type = type)
   pad_rows(known, complete)
 }
 
@@ -264,7 +264,7 @@ register_kernel_ridge <- function() {
   arg("map", "kitchen", "feature_map")
   predict_value <- function(type, post = NULL) {
     list(pre = NULL, post = post, func = c(pkg = "kitchen", fun = "kernel_ridge_predict"),
-         args = list(object = quote(object$fit), new_data = quote(new_data), type = type))
+         args = list(fit = quote(object$fit), new_data = quote(new_data), type = type))
   }
   parsnip::set_pred(model, eng = "kitchen", mode = "regression", type = "numeric",
                     value = predict_value("response"))
