@@ -202,7 +202,15 @@ newdata_response <- function(fit, newdata) {
   tryCatch(eval(lhs, as.data.frame(newdata), environment(fit$terms)), error = function(e) NULL)
 }
 
+# n rows of `values` (a matrix, vector or factor) in the places `kept`
+# (indices or a logical vector), NA in the others: augment()'s rows left out
+# by na.action, and kernel_ridge_predict()'s rows with NA (R/parsnip.R).
 pad_rows <- function(values, kept, n) {
+  if (!is.matrix(values)) {
+    out <- values[rep(NA_integer_, n)]  # keeps a factor's levels
+    out[kept] <- values
+    return(out)
+  }
   out <- matrix(NA, n, ncol(values), dimnames = list(NULL, colnames(values)))
   storage.mode(out) <- storage.mode(values)
   out[kept, ] <- values

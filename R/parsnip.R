@@ -123,21 +123,7 @@ kernel_ridge_predict <- function(fit, new_data, type = "response") {
   complete <- stats::complete.cases(new_data)
   if (all(complete)) return(stats::predict(fit, new_data, type = type))
   known <- stats::predict(fit, new_data[complete, , drop = FALSE], type = type)
-  pad_rows(known, complete)
-}
-
-# Predictions of the rows where `complete` is TRUE, with NA in the others
-# (a vector, factor or matrix).
-pad_rows <- function(known, complete) {
-  if (is.matrix(known)) {
-    out <- matrix(NA, length(complete), ncol(known), dimnames = list(NULL, colnames(known)))
-    storage.mode(out) <- storage.mode(known)
-    out[complete, ] <- known
-    return(out)
-  }
-  out <- known[rep(NA_integer_, length(complete))]
-  out[complete] <- known
-  out
+  pad_rows(known, complete, length(complete))  # R/broom.R
 }
 
 #' @rdname kernel_ridge
@@ -233,7 +219,7 @@ kernel_ridge_prob <- function(scores, object) {
   levels <- object$lvl %||% fit$response$levels
   out <- matrix(0, nrow(prob), length(levels), dimnames = list(NULL, levels))
   out[, match(fit$response$levels, levels)] <- prob
-  tidy_frame(as.data.frame(pad_rows(out, complete), optional = TRUE))
+  tidy_frame(as.data.frame(pad_rows(out, complete, length(complete)), optional = TRUE))
 }
 
 # The model's entries in parsnip's model environment (once per session:
