@@ -43,14 +43,14 @@ dual_path_chosen <- function(map, n, solver, pays = dual_path_pays, call = rlang
 # at a third the dual path stays well on the cheaper side of both machines
 # (the quarter before left, for instance, Ionosphere's 260 rows at D = 1000
 # on the primal path: 3.2 s against 0.87 s).
-# The eigendecompositions are kitchen's (kept_eigen(): interruptible, and
-# half eigen()'s time at n = 1000, D = 4000, bench/results/dual-eigen.md),
-# so any number of rows, except where they go to R's eigen(), which does not
-# check for interrupts (4 s at 1000 rows, 12 s at 1500 on that machine at
-# load 9): there at most 1000.
-dual_path_pays <- function(n, n_features) {
-  3 * n <= n_features && (n <= 1000 || !tridiagonal_on_lapack())
-}
+dual_path_pays <- function(n, n_features) 3 * n <= n_features && dual_rows_allowed(n)
+
+# Both dual paths' row limit. Their eigendecompositions are kitchen's
+# (kept_eigen(): interruptible, and half eigen()'s time at n = 1000, D =
+# 4000, bench/results/dual-eigen.md), so any number of rows, except where
+# they go to R's eigen(), which does not check for interrupts (4 s at 1000
+# rows, 12 s at 1500 on that machine at load 9): there at most 1000.
+dual_rows_allowed <- function(n) n <= 1000 || !tridiagonal_on_lapack()
 
 is_dual_statistics <- function(stats) inherits(stats, "kitchen_dual_statistics")
 
@@ -197,8 +197,7 @@ dual_fold_sse <- function(stats, lambdas, positions, sse = numeric(length(lambda
     cross <- (stats$row_gram[held, train, drop = FALSE] - set$shift[held] -
                 rep(set$shift[train], each = length(held)) + set$offset) *
       rep(set$root, each = length(held))
-    projected <- if (ncol(set$vectors) > 0) dense_product(cross, set$vectors, stats$backend) else
-      matrix(0, length(held), 0)
+    projected <- dense_product(cross, set$vectors, stats$backend)
     y <- stats$y[held, , drop = FALSE] - rep(set$ybar, each = length(held))
     w <- stats$w[held]
     for (l in seq_along(lambdas)) {

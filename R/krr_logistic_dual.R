@@ -29,9 +29,7 @@
 # D = 1000: n = 500 primal 1.82 s, dual 0.75 s; n = 600 2.02 / 1.62 s;
 # n = 700 1.90 / 2.16 s (2 classes), 3.25 / 2.49 s (3); n = 900 2.07 / 4.10 s.
 # D = 2000: n = 600 (3 classes) 14.4 / 2.8 s, n = 1000 20.0 / 9.0 s.
-dual_logistic_pays <- function(n, n_features) {
-  2 * n <= n_features && (n <= 1000 || !tridiagonal_on_lapack())
-}
+dual_logistic_pays <- function(n, n_features) 2 * n <= n_features && dual_rows_allowed(n)  # R/krr_dual.R
 
 # The rows' features reduced to their span: list(phi, basis = V). Only
 # eigenvalues that are zero, negative or denormal next to the largest
