@@ -95,4 +95,14 @@ void parallel_for_chunks(std::size_t n_units, double unit_cost, int n_threads, B
   }
 }
 
+// parallel_for_chunks as the callable the core's reductions take
+// (tridiagonal.hpp, band_reduction.hpp): parallel(n_units, unit_cost, body).
+struct chunk_runner {
+  int n_threads;
+  template <class Body>
+  void operator()(std::size_t n_units, double unit_cost, Body body) const {
+    parallel_for_chunks(n_units, unit_cost, n_threads, body);
+  }
+};
+
 }  // namespace kitchen_glue

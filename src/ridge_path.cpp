@@ -41,21 +41,10 @@ void lapack_apply_q(const char trans, const std::vector<double>& reflectors, int
   if (info != 0) Rcpp::stop("LAPACK dormtr failed (info = %d).", info);
 }
 
-// The core's ranges of work spread over threads.
-struct glue_parallel {
-  int n_threads;
-  template <class Body>
-  void operator()(std::size_t n_units, double unit_cost, Body body) const {
-    kitchen_glue::parallel_for_chunks(n_units, unit_cost, n_threads, body);
-  }
-};
-
-// The entries of a matrix in memory (dim x dim, column-major).
-struct upper_entries {
-  const double* g;
-  std::size_t dim;
-  double operator()(std::size_t r, std::size_t c) const { return g[r + c * dim]; }
-};
+// A square R matrix's entries as the reductions read them.
+kitchen::column_major_entries entries_of(const Rcpp::NumericMatrix& gram) {
+  return {gram.begin(), static_cast<std::size_t>(gram.nrow())};
+}
 
 // The tridiagonal form G = Q T Q' of a symmetric matrix (upper triangle
 // read): T's diagonal d and off-diagonal e, and Q as Householder
@@ -73,7 +62,7 @@ struct tridiagonal_form {
 
   tridiagonal_form(const Rcpp::NumericMatrix& gram, bool use_lapack, int n_threads_, SEXP simd,
                    std::size_t slice_entries = 0)
-      : tridiagonal_form(gram.nrow(), upper_entries{gram.begin(), static_cast<std::size_t>(gram.nrow())},
+      : tridiagonal_form(gram.nrow(), entries_of(gram),
                          use_lapack, n_threads_, simd, slice_entries) {}
 
   // The form of the dim x dim symmetric matrix whose upper triangle
@@ -89,7 +78,7 @@ struct tridiagonal_form {
     own.reset(new kitchen::tridiagonal_reduction(
         dim, kitchen_glue::simd_from_name(simd)));
     if (slice_entries > 0) own->symv_slice_entries = slice_entries;
-    glue_parallel parallel{n_threads};
+    kitchen_glue::chunk_runner parallel{n_threads};
     own->reduce_from(parallel, entry);
     std::copy(own->diagonal().begin(), own->diagonal().end(), d.begin());
     std::copy(own->off_diagonal().begin(), own->off_diagonal().end(), e.begin());
@@ -123,7 +112,7 @@ struct tridiagonal_form {
   void use_blocks() {
 #if KITCHEN_X86_SIMD
     if (!own || dim < 2 || !kitchen::reflector_blocks::available(own->level())) return;
-    glue_parallel parallel{n_threads};
+    kitchen_glue::chunk_runner parallel{n_threads};
     blocks.reset(new kitchen::reflector_blocks(parallel, own->reflectors(), dim,
                                                own->tau().data(), dim - 1, own->level()));
 #endif
@@ -141,7 +130,7 @@ struct tridiagonal_form {
       // interrupts checked between blocks of reflectors (a block has few
       // units when k is small)
       std::vector<double> workspace(blocks->workspace_size(k));
-      glue_parallel parallel{n_threads};
+      kitchen_glue::chunk_runner parallel{n_threads};
       for (std::size_t s = 0; s < blocks->n_blocks(); ++s) {
         blocks->apply_step(parallel, s, trans == 'T', c, dim, k, workspace.data());
         Rcpp::checkUserInterrupt();
@@ -187,7 +176,7 @@ struct band_form {
   template <class Entry>
   band_form(int dim_, Entry entry, int n_threads_, kitchen::simd_level level)
       : dim(dim_), n_threads(n_threads_), own(new kitchen::band_reduction(dim_, level)) {
-    glue_parallel parallel{n_threads};
+    kitchen_glue::chunk_runner parallel{n_threads};
     own->reduce_from(parallel, entry);
     if (!own->tau().empty()) {
       blocks.reset(new kitchen::reflector_blocks(own->reflectors(), dim, own->tau().data(),
@@ -202,7 +191,7 @@ struct band_form {
   void apply(const char trans, double* c, int k) const {
     if (!blocks || k == 0) return;
     std::vector<double> workspace(blocks->workspace_size(k));
-    glue_parallel parallel{n_threads};
+    kitchen_glue::chunk_runner parallel{n_threads};
     for (std::size_t s = 0; s < blocks->n_blocks(); ++s) {
       blocks->apply_step(parallel, s, trans == 'T', c, dim, k, workspace.data());
       Rcpp::checkUserInterrupt();
@@ -318,7 +307,7 @@ Rcpp::List ridge_gcv_path_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy, 
   const kitchen::simd_level level = kitchen_glue::simd_from_name(simd);
   if (band && !use_lapack && kitchen::band_reduction::available(level) &&
       static_cast<std::size_t>(dim) > kitchen::band_width) {
-    const band_form form(dim, upper_entries{gram.begin(), static_cast<std::size_t>(dim)},
+    const band_form form(dim, entries_of(gram),
                          n_threads, level);
     form.apply('T', b.data(), k);
     form.gcv_path(b.data(), k, yy, n, lambdas.begin(), n_lambdas, gcv.begin(), df.begin());
@@ -393,8 +382,7 @@ Rcpp::NumericMatrix lambda_path(int dim, Entry entry, Rcpp::NumericMatrix zy,
 Rcpp::NumericMatrix ridge_path_coefficients_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix zy,
                                                 Rcpp::NumericVector lambdas, bool use_lapack,
                                                 int n_threads, SEXP simd, bool band = false) {
-  const std::size_t dim = gram.nrow();
-  return lambda_path(gram.nrow(), upper_entries{gram.begin(), dim}, zy, lambdas, use_lapack, band,
+  return lambda_path(gram.nrow(), entries_of(gram), zy, lambdas, use_lapack, band,
                      n_threads, simd);
 }
 
@@ -458,7 +446,7 @@ SEXP band_reduction_cpp(Rcpp::NumericMatrix gram, Rcpp::NumericMatrix x, Rcpp::N
   if (gram.ncol() != dim || x.nrow() != dim || y.nrow() != dim) {
     Rcpp::stop("gram must be square, with as many rows as x and y.");
   }
-  band_form form(dim, upper_entries{gram.begin(), static_cast<std::size_t>(dim)}, n_threads,
+  band_form form(dim, entries_of(gram), n_threads,
                  level);
   Rcpp::NumericMatrix qtx = Rcpp::clone(x), qy = Rcpp::clone(y);
   form.apply('T', qtx.begin(), qtx.ncol());

@@ -35,22 +35,6 @@ extern "C" void F77_NAME(dstemr)(const char* jobz, const char* range, const int*
 
 namespace kitchen_glue {
 
-// The reduction's ranges over threads.
-struct eigen_parallel {
-  int n_threads;
-  template <class Body>
-  void operator()(std::size_t n_units, double unit_cost, Body body) const {
-    parallel_for_chunks(n_units, unit_cost, n_threads, body);
-  }
-};
-
-// The entries of an n x n matrix in memory (column-major).
-struct eigen_entries {
-  const double* k;
-  std::size_t n;
-  double operator()(std::size_t r, std::size_t c) const { return k[r + c * n]; }
-};
-
 // The eigenpairs il..iu (1-based, in ascending order of eigenvalue) of the
 // tridiagonal (d, e): values into w, vectors into z (n x (iu - il + 1)).
 // By index, not by an interval of values: with an interval whose lower end
@@ -95,9 +79,9 @@ inline std::size_t kept_eigenpairs(const double* k, std::size_t n, double relati
   w.clear();
   z.clear();
   if (n == 0) return 0;
-  eigen_parallel parallel{n_threads};
+  chunk_runner parallel{n_threads};
   kitchen::tridiagonal_reduction form(n, level);
-  form.reduce_from(parallel, eigen_entries{k, n});
+  form.reduce_from(parallel, kitchen::column_major_entries{k, n});
 
   // The largest eigenvalue, for the cutoff: all of them without vectors
   // (dsterf, O(n^2)), on copies.

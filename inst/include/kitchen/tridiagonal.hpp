@@ -47,6 +47,14 @@ struct tridiagonal_serial {
   }
 };
 
+// The entries of an n x n matrix in memory (column-major), as the
+// reductions read them.
+struct column_major_entries {
+  const double* a;
+  std::size_t n;
+  double operator()(std::size_t r, std::size_t c) const { return a[r + c * n]; }
+};
+
 namespace tridiag_detail {
 
 typedef double v8 __attribute__((vector_size(64)));
