@@ -23,8 +23,7 @@ input_rescaling <- function(x, method, call = rlang::caller_env()) {
     center <- high / 2 + low / 2   # halves first: no overflow near the largest double
     spread <- high / 2 - low / 2
   }
-  # Constant columns: centred, not scaled (any scale gives zero anyway).
-  spread[!(spread > 0)] <- 1
+  spread <- constant_column_scale(spread, center)
   tiny <- which(is.finite(spread) & !is.finite(1 / spread))
   if (length(tiny)) {
     abort_arg(c("{.arg x} has columns too small to rescale (1 / their spread overflows a double).",
@@ -38,6 +37,17 @@ input_rescaling <- function(x, method, call = rlang::caller_env()) {
               call = call)
   }
   list(center = as.numeric(center), scale = as.numeric(spread), names = names)
+}
+
+# Constant columns (no spread) are centred, and divided by the larger of 1
+# and their size: any scale gives zero on the training rows, but an rff map
+# folds the centring into its phases (x P - center P), where a constant of
+# 1e18 (a timestamp, a batch number) scaled by 1 swamped every other
+# column's part of the projection: all rows got the same features.
+constant_column_scale <- function(spread, center) {
+  constant <- !(spread > 0)
+  spread[constant] <- pmax(1, abs(center[constant]))
+  spread
 }
 
 # The smallest and largest value of each column of a dgCMatrix, its

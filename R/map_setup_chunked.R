@@ -81,11 +81,15 @@ pooled_rescaling <- function(parts, range, method, names, call) {
     center <- Reduce(`+`, Map(function(p, k) p$mean * k, parts, n)) / sum(n)
     squares <- Reduce(`+`, lapply(parts, function(p) p$squares + p$n * (p$mean - center)^2))
     spread <- sqrt(squares / max(sum(n) - 1, 1))
+    # a constant column's pooled mean can round away from its value
+    constant <- range$low == range$high
+    center[constant] <- range$low[constant]
+    spread[constant] <- 0
   } else {
     center <- range$high / 2 + range$low / 2
     spread <- range$high / 2 - range$low / 2
   }
-  spread[!(spread > 0)] <- 1
+  spread <- constant_column_scale(spread, center)
   if (!all(is.finite(spread) & is.finite(1 / spread)) || !all(is.finite(center))) {
     abort_arg("{.arg x} has columns too large or too small to rescale.", call = call)
   }

@@ -9,8 +9,10 @@
 #' `predict()`): `"standard"` centres each column and divides it by its
 #' standard deviation, `"minmax"` maps each column's training range to
 #' `[-1, 1]`, `"none"` leaves the data alone. Constant columns are centred
-#' and left unscaled. The rescaling is folded into the frequencies, so sparse
-#' input stays sparse.
+#' and divided by the larger of 1 and their absolute value (a constant
+#' timestamp of 1.7e18 would otherwise drown the other columns in rounding).
+#' The rescaling is folded into the frequencies, so sparse input stays
+#' sparse.
 #'
 #' When `sigma` is `NULL` and `x` is data, the bandwidth is the median of the
 #' pairwise distances between up to 1000 randomly chosen (rescaled) rows:

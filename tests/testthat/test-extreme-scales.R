@@ -108,3 +108,41 @@ test_that("a response far from zero gets the lambda and the scores of the centre
     }
   }
 })
+
+test_that("a constant column of any size leaves the other columns' features alone", {
+  # An rff map folds the centring into its phases; a constant of 1e20
+  # scaled by 1 cancelled the other columns there (every row got the same
+  # features, and the fit was the intercept alone).
+  set.seed(1)
+  x <- matrix(rnorm(300), 100, 3, dimnames = list(NULL, c("a", "b", "c")))
+  y <- sin(x[, 1]) + x[, 2]
+  for (scale in c("standard", "minmax")) {
+    # clip = FALSE: new values of the column count, relative to its size
+    small <- rff(cbind(x, stamp = 1), 50, sigma = 1, scale = scale, seed = 1, clip = FALSE)
+    for (size in c(1e15, 1.7e18, 1e20, -1e300)) {
+      big <- rff(cbind(x, stamp = size), 50, sigma = 1, scale = scale, seed = 1, clip = FALSE)
+      expect_equal(big$scale[4], abs(size))
+      expect_equal(predict(big, cbind(x, stamp = size)), predict(small, cbind(x, stamp = 1)),
+                   tolerance = 1e-12, label = paste(scale, size))
+      expect_equal(predict(big, cbind(x, stamp = 2 * size)),
+                   predict(small, cbind(x, stamp = 1 + sign(size))),
+                   tolerance = 1e-12)
+    }
+    fit_small <- krr_fit(cbind(x, stamp = 1), y, small, lambda = 0.1, n_threads = 1)
+    fit_big <- krr_fit(cbind(x, stamp = 1.7e18), y,
+                       rff(cbind(x, stamp = 1.7e18), 50, sigma = 1, scale = scale, seed = 1),
+                       lambda = 0.1, n_threads = 1)
+    expect_equal(fitted(fit_big), fitted(fit_small), tolerance = 1e-10)
+  }
+  # the same scale from chunked data, whose pooled mean can round
+  parts <- split(seq_len(100), rep(1:3, length.out = 100))
+  chunks <- lapply(parts, function(i) list(x = cbind(x[i, ], stamp = 1.7e18), y = y[i]))
+  for (scale in c("standard", "minmax")) {
+    from_chunks <- rff(chunked(chunks), 50, sigma = 1, scale = scale, seed = 1)
+    memory <- rff(cbind(x, stamp = 1.7e18), 50, sigma = 1, scale = scale, seed = 1)
+    expect_identical(from_chunks$center[4], 1.7e18)
+    expect_identical(from_chunks$scale[4], 1.7e18)
+    expect_equal(predict(from_chunks, cbind(x, stamp = 1.7e18)),
+                 predict(memory, cbind(x, stamp = 1.7e18)), tolerance = 1e-12)
+  }
+})

@@ -62,10 +62,10 @@ test_that("rescaling: standard, minmax, none, constant columns", {
   x <- cbind(a = c(1, 2, 3, 4), b = c(10, 10, 10, 10), c = c(-1, 1, -1, 1))
   st <- rff(x, 8, sigma = 1, scale = "standard", seed = 1)
   expect_equal(st$center, c(2.5, 10, 0))
-  expect_equal(st$scale, c(sd(1:4), 1, sd(c(-1, 1, -1, 1))))
+  expect_equal(st$scale, c(sd(1:4), 10, sd(c(-1, 1, -1, 1))))  # constant: its size
   mm <- rff(x, 8, sigma = 1, scale = "minmax", seed = 1)
   expect_equal(mm$center, c(2.5, 10, 0))
-  expect_equal(mm$scale, c(1.5, 1, 1))
+  expect_equal(mm$scale, c(1.5, 10, 1))
   none <- rff(x, 8, sigma = 1, scale = "none", seed = 1)
   expect_equal(none$center, c(0, 0, 0))
   expect_equal(none$scale, c(1, 1, 1))
