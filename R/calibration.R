@@ -82,14 +82,15 @@ calibration_of_scores <- function(scores, coded, weights, backend) {
 }
 
 # The calibration of held-out scores (rows) of known class numbers
-# (`labels`), carrying the held-out misclassification rate of the scores
-# themselves (the class of the largest, weighted as in the fit) for
-# summary(): the one estimate of a least-squares classifier's test error
-# when lambda was chosen by squared error.
+# (`labels`), carrying the held-out misclassification rate of the classes
+# predict() gives (the most probable, weighted as in the fit) for summary():
+# the one estimate of a least-squares classifier's test error when lambda
+# was chosen by squared error (a little optimistic: the calibration is
+# fitted on these scores).
 scores_calibration <- function(scores, labels, weights, backend) {
   calibration <- fit_calibration(calibration_inputs(scores), labels, weights, backend)
-  attr(calibration, "held_out_error") <-
-    sum(weights * (max.col(scores, "first") != labels)) / sum(weights)
+  classes <- max.col(calibrated_probabilities(scores, calibration, NULL), "first")
+  attr(calibration, "held_out_error") <- sum(weights * (classes != labels)) / sum(weights)
   calibration
 }
 

@@ -335,8 +335,7 @@
 #' workers. See [chunked()] for the details (`parallel`, threads, memory).
 #'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
-#' squares, as in the paper; `predict(type = "class")` returns the level with
-#' the largest response. For `predict(type = "prob")`, a small multinomial
+#' squares, as in the paper. For `predict(type = "prob")`, a small multinomial
 #' logistic model (with a ridge penalty of `1e-3` on its slopes, so that
 #' separable scores still give finite coefficients) maps the scores to
 #' probabilities, fitted on each training
@@ -351,6 +350,8 @@
 #' over the chunks scores the rows (every `k`-th row, so that about 100,000
 #' come back); with GCV or a given lambda, fold statistics would cost one
 #' more full pass. `solver = "falkon"` fits are not calibrated.
+#' `predict(type = "class")` returns the most probable level, or without
+#' probabilities the level with the largest score.
 #'
 #' @param x Training data: a numeric matrix, a numeric data frame or a
 #'   `Matrix::dgCMatrix` (other sparse matrices of package Matrix are taken

@@ -25,12 +25,13 @@
 #'   interleaved folds): every least-squares classification fit but those
 #'   of `solver = "falkon"` and, with dense maps, of chunked data without
 #'   `lambda = "cv"`, and fits whose CV folds left some fold's fit without a
-#'   row of a class (the error says which). For least-squares fits,
-#'   `"class"` is the class with the largest score, and the calibration's
-#'   intercepts can make another class the most probable for rows near a
-#'   boundary (1.1% of CoverType's test rows in one run): use the
-#'   probabilities' largest when the two must agree;
-#'   and for logistic fits `"link"` (the log-odds of the second class for two classes, as
+#'   row of a class (the error says which). `"class"` is the class with the
+#'   largest probability, so the two always agree; a least-squares fit
+#'   without probabilities gives the class with the largest score. (The
+#'   largest score and the largest calibrated probability disagreed on 0.3%
+#'   to 13% of test rows, most with many classes; where they did, the
+#'   probabilities were right more often: `bench/results/class-from-prob.md`.)
+#'   For logistic fits `"link"` (the log-odds of the second class for two classes, as
 #'   [glm()]; the log-probabilities for more).
 #' @inheritParams krr_fit
 #' @param parallel For chunked `newdata` only: `"auto"` (the default)
@@ -196,10 +197,16 @@ block_scores <- function(z, coefficients, backend) {
   z %*% coefficients
 }
 
-# The class with the largest score in each row (an ordered factor when the
-# response was one).
+# The class of each row (an ordered factor when the response was one): the
+# largest probability where the fit has them, so that type = "class" and
+# type = "prob" agree (a least-squares fit's largest score disagreed with its
+# calibrated probabilities on 0.4-13% of test rows, bench/results/
+# class-from-prob.md), else the largest score.
 class_of <- function(object, scores) {
   scores <- as.matrix(scores)
+  if (!identical(object[["loss"]], "logistic") && !is.null(object$calibration)) {
+    scores <- calibrated_probabilities(scores, object$calibration, object$response$levels)
+  }
   factor(object$response$levels[max.col(scores, ties.method = "first")],
          levels = predicted_levels(object), ordered = isTRUE(object$response$ordered))
 }

@@ -54,14 +54,8 @@
 #' levels without training rows are left out of the fit (with a warning)
 #' and get probability 0.
 #'
-#' `"class"` is the class of the largest least-squares score, as
-#' `predict(type = "class")` gives it, and the calibration can make another
-#' class the most probable near the boundaries between classes: on the
-#' 4-class `modeldata::hpc_data` (3,000 training rows, 300 features) the two
-#' disagreed on 12% of the test rows, where the most probable class was
-#' right more often (0.778 against 0.751). Take the largest `.pred_<level>`
-#' when the classes must agree with the probabilities, or use
-#' `loss = "logistic"`, whose class is its most probable one.
+#' `"class"` is the most probable class, as `predict(type = "class")`
+#' gives it, so it agrees with the largest `.pred_<level>`.
 #'
 #' The tuning parameters have \pkg{dials} ranges: `dials::penalty()`,
 #' `dials::rbf_sigma()`, [num_features()] and [feature_map()].

@@ -128,6 +128,8 @@ test_that("from 25,000 rows on, a given lambda's calibration uses fold 1's held-
   expect_equal(c(calibration),
                c(fit_calibration(calibration_inputs(all[fold_1, ]), as.integer(toy$y)[fold_1],
                                  rep(1, sum(fold_1)), backend_settings(1L))))
+  # of the classes predict() gives: the most probable
+  prob <- calibrated_probabilities(all[fold_1, ], calibration, NULL)
   expect_equal(attr(calibration, "held_out_error"),
-               mean(max.col(all[fold_1, ], "first") != as.integer(toy$y)[fold_1]))
+               mean(max.col(prob, "first") != as.integer(toy$y)[fold_1]))
 })

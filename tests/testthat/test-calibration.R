@@ -185,3 +185,27 @@ test_that("a class fit without CV folds gathers its calibration folds in its one
                  tolerance = 1e-10, ignore_attr = TRUE)
   }
 })
+
+test_that("least-squares classes are the most probable classes, in every place they are shown", {
+  # The largest one-vs-rest score and the largest calibrated probability
+  # disagree on some rows (here about 5%); the class follows the probabilities.
+  set.seed(21)
+  x <- matrix(rnorm(900 * 3), 900, 3, dimnames = list(NULL, c("a", "b", "c")))
+  y <- factor(c("p", "q", "r", "s")[1 + (x[, 1] + 0.5 * x[, 2]^2 + rnorm(900) > 0.3) +
+                                  2 * (x[, 3] + rnorm(900) > 0.5)])
+  train <- 1:600
+  fit <- krr_fit(x[train, ], y[train], rff(x[train, ], 60, sigma = 1.5, seed = 3), n_threads = 1,
+                 verbose = FALSE)
+  new <- x[-train, ]
+  prob <- predict(fit, new, type = "prob")
+  most_probable <- factor(colnames(prob)[max.col(prob, "first")], levels(y))
+  expect_identical(predict(fit, new, type = "class"), most_probable)
+  expect_gt(sum(largest_score_class(fit, new) != most_probable), 0)  # the rule matters here
+  # training rows: predict() without newdata, augment(), summary()'s accuracy
+  fitted_prob <- predict(fit, type = "prob")
+  fitted_class <- factor(colnames(fitted_prob)[max.col(fitted_prob, "first")], levels(y))
+  expect_identical(predict(fit, type = "class"), fitted_class)
+  expect_equal(training_accuracy(fit), mean(fitted_class == y[train]))
+  skip_if_not_installed("generics")
+  expect_identical(generics::augment(fit)$.fitted, fitted_class)
+})

@@ -72,7 +72,7 @@ test_that("chunked classification equals the in-memory fit, factor or character 
   fit_chr <- krr_fit(csv, map, lambda = "gcv", n_threads = 1, verbose = FALSE)
   expect_equal(fit_chr$coefficients, memory_chr$coefficients, tolerance = 1e-10)
   expect_identical(fit_chr$response$levels, c("a", "b", "c"))
-  expect_identical(predict(fit_chr, csv, type = "class"), predict(memory_chr, toy$x, type = "class"))
+  expect_identical(predict(fit_chr, csv, type = "class"), largest_score_class(memory_chr, toy$x))
 
   # A class absent from the first chunk still gets its column.
   late <- as_chunks(list(x = toy$x, cls = as.character(toy$cls),

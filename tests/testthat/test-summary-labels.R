@@ -141,15 +141,17 @@ test_that("least-squares classifiers: held-out misclassification, weighted train
   map <- rff(x, 40, sigma = 1, seed = 2)
   fit <- krr_fit(x, y, map, lambda = "cv", folds = folds, weights = w, n_threads = 1,
                  verbose = FALSE)
-  # each row scored by the fit at the chosen lambda of the other folds' rows
-  wrong <- 0
+  # each row scored by the fit at the chosen lambda of the other folds' rows,
+  # its class the most probable under the fit's calibration (as predict())
+  scores <- matrix(0, 600, 2)
   for (k in 1:4) {
     out <- folds == k
     fold_fit <- krr_fit(x[!out, ], y[!out], map, lambda = fit$lambda, weights = w[!out],
                         n_threads = 1, verbose = FALSE)
-    wrong <- wrong + sum(w[out] * (predict(fold_fit, x[out, ], type = "class") != y[out]))
+    scores[out, ] <- predict(fold_fit, x[out, ])
   }
-  held_out <- wrong / sum(w)
+  prob <- calibrated_probabilities(scores, fit$calibration, levels(y))
+  held_out <- sum(w * (levels(y)[max.col(prob, "first")] != y)) / sum(w)
   expect_equal(attr(fit$calibration, "held_out_error"), held_out, tolerance = 1e-12)
   shown <- capture.output(print(summary(fit)))
   expect_match(shown, sprintf("held-out misclassification : %s", format(held_out, digits = 4)),
