@@ -72,6 +72,13 @@ element_label <- function(x, i) {
           else sprintf("%d (\"%s\")", col, col_name))
 }
 
+# Columns `j` (1-based) of data with column names `names` (or NULL), as
+# element_label() names them: 2 ("b").
+column_labels <- function(j, names) {
+  if (is.null(names)) return(as.character(j))
+  ifelse(is.na(names[j]) | !nzchar(names[j]), as.character(j), sprintf("%d (\"%s\")", j, names[j]))
+}
+
 # One positive, finite number.
 check_positive <- function(x, arg = rlang::caller_arg(x),
                            call = rlang::caller_env()) {

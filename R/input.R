@@ -30,8 +30,9 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
   if (is.data.frame(x)) {
     check_shape(dim(x), arg, call, allow_empty)
     # (a file with a header and no rows reads as logical columns: no values)
+    # (logical columns count as 0 / 1, as in a sparse logical matrix)
     numeric_cols <- vapply(x, function(col) {
-      (is.double(col) || is.integer(col) || (is.logical(col) && !length(col))) && !is.object(col)
+      (is.double(col) || is.integer(col) || is.logical(col)) && !is.object(col)
     }, TRUE)
     if (!all(numeric_cols)) {
       bad <- names(x)[!numeric_cols]
@@ -40,8 +41,7 @@ as_data_matrix <- function(x, allow_sparse = FALSE, arg = rlang::caller_arg(x),
     }
     out <- as.matrix(x)
   }
-  # as.matrix() makes a logical matrix of a data frame with no rows.
-  if (allow_empty && is.matrix(out) && is.logical(out) && nrow(out) == 0) storage.mode(out) <- "double"
+  if (is.matrix(out) && is.logical(out)) storage.mode(out) <- "double"  # TRUE / FALSE as 1 / 0
   if (!is.matrix(out) || !(is.double(out) || is.integer(out))) {
     what <- if (allow_sparse) "a numeric matrix, a numeric data frame or a dgCMatrix" else
       "a numeric matrix or a numeric data frame"

@@ -11,7 +11,10 @@ krr_folds <- function(folds, n, n_folds, kept = NULL, strata = NULL, call = rlan
   if (is.null(folds)) {
     check_count(n_folds, min = 2, arg = "n_folds", call = call)
     m <- if (is.null(kept)) n else length(kept)
-    if (n_folds > m) abort_arg("{.arg n_folds} ({n_folds}) must not exceed the number of rows ({m}).", call = call)
+    if (n_folds > m) {
+      rows <- if (is.null(kept)) "the number of rows" else "the number of rows with non-zero weight"
+      abort_arg("{.arg n_folds} ({n_folds}) must not exceed {rows} ({m}).", call = call)
+    }
     drawn <- if (is.null(strata)) sample(rep_len(seq_len(n_folds), m)) else
       stratified_folds(if (is.null(kept)) strata else strata[kept], n_folds)
     if (is.null(kept)) return(drawn)

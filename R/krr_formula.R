@@ -67,6 +67,7 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   }
   if (!missing(na.action)) frame_call$na.action <- na.action
   frame <- eval(as.call(frame_call), parent.frame())
+  check_integer64(frame, "data")
   if (nrow(frame) == 0L) {
     abort_arg("{.arg data} has no rows left to fit (after {.arg subset} and {.arg na.action}).")
   }
@@ -169,10 +170,21 @@ formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env
                 call = call)
     })
   check_newdata_classes(terms, frame, call)
+  check_integer64(frame, "newdata", call)
   design <- formula_design(terms, frame, object$contrasts)
   offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata, call)
   complete <- stats::complete.cases(design)
   list(x = design, offset = offset, complete = if (!all(complete)) complete)
+}
+
+# bit64's integer64 columns are doubles to model.matrix(), which reads their
+# bits as numbers near 1e-310: refused with the fix, not as "too small".
+check_integer64 <- function(frame, arg, call = rlang::caller_env()) {
+  wide <- names(frame)[vapply(frame, inherits, TRUE, "integer64")]
+  if (length(wide)) {
+    abort_arg(c("{.arg {arg}} has {.cls integer64} {cli::qty(length(wide))}column{?s} {.var {wide}}: model matrices read {?its/their} bits as other numbers.",
+                i = "Convert {cli::qty(length(wide))}{?it/them} with {.fn as.numeric} first."), call = call)
+  }
 }
 
 # Each variable of newdata of the type it was fitted with, as predict.lm()

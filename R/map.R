@@ -27,13 +27,13 @@ input_rescaling <- function(x, method, call = rlang::caller_env()) {
   tiny <- which(is.finite(spread) & !is.finite(1 / spread))
   if (length(tiny)) {
     abort_arg(c("{.arg x} has columns too small to rescale (1 / their spread overflows a double).",
-                x = "Columns: {tiny}.", i = "Multiply them by a large constant first."),
+                x = "Columns: {column_labels(tiny, names)}.", i = "Multiply them by a large constant first."),
               call = call)
   }
   if (!all(is.finite(spread)) || !all(is.finite(center))) {
     bad <- which(!is.finite(spread) | !is.finite(center))
     abort_arg(c("{.arg x} has columns too large to rescale (their spread overflows a double).",
-                x = "Columns: {bad}.", i = "Divide them by a large constant first."),
+                x = "Columns: {column_labels(bad, names)}.", i = "Divide them by a large constant first."),
               call = call)
   }
   list(center = as.numeric(center), scale = as.numeric(spread), names = names)

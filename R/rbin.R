@@ -260,7 +260,8 @@ check_column_count <- function(count, what, hint = NULL, call = rlang::caller_en
 check_bin_range <- function(map, x, arg, call = rlang::caller_env()) {
   if (is.numeric(x) && is.null(dim(x))) return(invisible())  # a dimension: no data
   range <- data_column_ranges(x)
-  a <- 1 / (map$scale * map$pitch)  # as rbin_affine() in rbin.hpp, d x n_grids
+  width <- map$scale * map$pitch  # as rbin_affine() in rbin.hpp, d x n_grids
+  a <- ifelse(is.finite(width), 1 / width, (1 / map$scale) / map$pitch)
   b <- map$center * a + map$shift / map$pitch
   reach <- pmax(abs(range$low * a - b), abs(range$high * a - b))
   bad <- !(is.finite(a) & is.finite(b) & reach <= 2^49)

@@ -46,6 +46,20 @@ test_that("rbin() refuses scales that would merge distant points into one bin", 
                regexp = "bins")
 })
 
+test_that("rbin() bins a column spanning nearly the whole double range as its rescaled self", {
+  # Its bin width (scale x pitch) overflowed: 1 / Inf put all rows in one bin.
+  set.seed(1)
+  x <- cbind(a = runif(200, -1, 1), b = runif(200))
+  wide <- x
+  wide[, 1] <- x[, 1] * 1.6e308
+  for (scale in c("minmax", "standard")) {
+    map <- rbin(x, 5, seed = 1, scale = scale, n_threads = 1)
+    map_wide <- rbin(wide, 5, seed = 1, scale = scale, n_threads = 1)
+    expect_identical(map_wide$n_bins, map$n_bins, label = scale)
+    expect_equal(as.matrix(predict(map_wide, wide)), as.matrix(predict(map, x)))
+  }
+})
+
 test_that("fwht() gives +-Inf, never NaN, when finite input overflows", {
   expect_equal(fwht(rep(1e308, 4)), c(Inf, 0, 0, 0))
   expect_equal(fwht(rep(1e308, 4), normalize = TRUE), c(Inf, 0, 0, 0))

@@ -288,3 +288,55 @@ test_that("n_folds given with folds is said to be unused", {
   expect_warning(krr_fit(x, mtcars$mpg, n_features = 20, seed = 1, folds = rep(1:4, 8),
                          n_folds = 5, n_threads = 1), "`n_folds` is not used")
 })
+
+test_that("messages name what the user set: weighted rows, column names, n_features", {
+  set.seed(1)
+  x <- matrix(rnorm(300 * 3), 300, 3, dimnames = list(NULL, c("a", "b", "c")))
+  y <- sin(x[, 1]) + x[, 2]
+  expect_error(krr_fit(x, y, weights = c(1, rep(0, 299)), n_features = 50, seed = 1,
+                       n_threads = 1, verbose = FALSE),
+               "must not exceed the number of rows with non-zero weight \\(1\\)",
+               class = "kitchen_error_argument")
+  expect_error(krr_fit(x * 1e-310, y, n_features = 50, lambda = 0.1, seed = 1, n_threads = 1),
+               "Columns: 1 (\"a\"), 2 (\"b\"), and 3 (\"c\")", fixed = TRUE,
+               class = "kitchen_error_argument")
+  expect_error(krr_fit(x, y, n_features = 1e6, lambda = 0.1, seed = 1, n_threads = 1),
+               "`n_features` is 1000000: Z'Z would need 8000 GB", fixed = TRUE,
+               class = "kitchen_error_argument")
+  expect_error(krr_fit(x, y, rff(x, 1e6, sigma = 1, seed = 1), lambda = 0.1, n_threads = 1),
+               "`features` has 1000000 features", fixed = TRUE, class = "kitchen_error_argument")
+})
+
+test_that("logical data are 0 / 1, dense as sparse; NULL in ... is not given", {
+  set.seed(2)
+  x <- matrix(rnorm(200 * 3), 200, 3, dimnames = list(NULL, c("a", "b", "c")))
+  y <- x[, 1] + rnorm(200)
+  flags <- x > 0
+  numbers <- flags * 1
+  fit_numbers <- krr_fit(numbers, y, n_features = 40, lambda = 0.1, sigma = 1, seed = 1, n_threads = 1)
+  fit_flags <- krr_fit(flags, y, n_features = 40, lambda = 0.1, sigma = 1, seed = 1, n_threads = 1)
+  expect_identical(coef(fit_flags), coef(fit_numbers))
+  expect_identical(predict(fit_flags, flags[1:5, ]), predict(fit_numbers, numbers[1:5, ]))
+  expect_identical(coef(krr_fit(as.data.frame(flags), y, n_features = 40, lambda = 0.1, sigma = 1,
+                                seed = 1, n_threads = 1)), coef(fit_numbers))
+  # a wrapper passing seed = NULL with a map means "no seed"
+  map <- rff(x, 40, sigma = 1, seed = 1)
+  expect_identical(coef(krr_fit(x, y, map, lambda = 0.1, seed = NULL, n_threads = 1)),
+                   coef(krr_fit(x, y, map, lambda = 0.1, n_threads = 1)))
+  expect_error(krr_fit(x, y, map, lambda = 0.1, seed = 3, n_threads = 1), "already a map",
+               class = "kitchen_error_argument")
+})
+
+test_that("integer64 columns of a formula's data are refused with the fix", {
+  # bit64's class on doubles: model.matrix() would take the bits as numbers
+  d <- data.frame(y = rnorm(50), b = rnorm(50))
+  d$a <- structure(as.double(1:50) * 4.940656e-324, class = "integer64")
+  expect_error(krr_fit(y ~ a + b, d, n_features = 20, lambda = 0.1, seed = 1, n_threads = 1),
+               "`data` has <integer64> column `a`.*as.numeric", class = "kitchen_error_argument")
+  d$a <- seq_len(50)
+  fit <- krr_fit(y ~ a + b, d, n_features = 20, lambda = 0.1, seed = 1, n_threads = 1)
+  new <- d[1:3, ]
+  new$a <- structure(as.double(1:3) * 4.940656e-324, class = "integer64")
+  expect_error(predict(fit, new), "`newdata` has <integer64> column `a`",
+               class = "kitchen_error_argument")
+})

@@ -52,7 +52,10 @@ inline void rbin_affine(const double* pitch, const double* shift, const double* 
   for (std::size_t g = 0; g < n_grids; ++g) {
     for (std::size_t j = 0; j < d; ++j) {
       const std::size_t k = g * d + j;
-      a[k] = 1.0 / (scale[j] * pitch[k]);
+      // a column spanning near the largest double: its bin width overflows,
+      // so divide twice (1 / Inf merged every row into one bin)
+      const double width = scale[j] * pitch[k];
+      a[k] = std::isfinite(width) ? 1.0 / width : (1.0 / scale[j]) / pitch[k];
       b[k] = unfused(center[j] * a[k]) + shift[k] / pitch[k];  // never fused (simd.hpp)
     }
   }
