@@ -146,7 +146,7 @@ calibration_inputs <- function(scores) {
 # near the minimum it hardly moves, and the step halving still guards each
 # step.
 fit_calibration <- function(inputs, labels, weights, backend, penalty = 1e-3, max_iter = 100) {
-  if (ncol(inputs) > max_full_calibration_classes) {
+  if (ncol(inputs) > max_full_calibration_classes || few_rows_for_full_calibration(inputs, weights)) {
     return(fit_scaling_calibration(inputs, labels, weights, penalty, max_iter))
   }
   k <- max(labels, 2L)
@@ -211,6 +211,17 @@ newton_with_halving <- function(theta, objective, derivatives, max_iter) {
 # 52-63 s at 60; n = 20,000: 778 s at 100). With more classes, each class's
 # probability follows its own score alone: fit_scaling_calibration().
 max_full_calibration_classes <- 30L
+
+# With three classes or more, the full model also needs at least 10 rows
+# per coefficient: on 3,500 rows of UCI letter (26 classes, 675
+# coefficients) its probabilities were overconfident (test log-loss 0.52,
+# against 0.39 for fit_scaling_calibration()'s 51 coefficients), while on
+# 14,000 rows it was the better one (0.18 against 0.22;
+# bench/results/calibration-form.md).
+few_rows_for_full_calibration <- function(inputs, weights) {
+  k <- ncol(inputs)
+  k >= 3 && sum(weights > 0) < 10 * (k + 1) * (k - 1)
+}
 
 # "Vector scaling": class k's link is a_k + b_k s_k (its intercept, and a
 # slope on its own least-squares score), fitted as fit_calibration() fits

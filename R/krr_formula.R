@@ -19,6 +19,10 @@
 #'   weights, as in [lm()]), so that neither choice depends on the weights'
 #'   overall scale. The largest weight must lie between `1e-100` and
 #'   `1e100` (beyond, Z'WZ and its squares leave double precision's range).
+#'   For imbalanced classes, weights inversely proportional to each class's
+#'   share (`w <- 1 / table(y)[y]`) raise the minority classes' recall, as
+#'   in [glm()]; the class probabilities then follow the reweighted shares
+#'   too.
 #' @param na.action For the formula method: what to do with rows holding NA
 #'   in the model frame, as in [lm()]: by default (`getOption("na.action")`,
 #'   normally [na.omit()]) they are dropped and recorded in the fit;

@@ -13,8 +13,13 @@
 #' For a classification fit, the fitted values are the one-vs-rest scores
 #' (a matrix with a column per class) and the residuals are the +1 / -1
 #' class codes minus those scores; with `loss = "logistic"`, the fitted
-#' class probabilities and the 0 / 1 class indicators minus them. With `na.action = na.exclude` in the
-#' formula method, rows dropped for NA come back as NA in their places.
+#' class probabilities and the 0 / 1 class indicators minus them. Two
+#' classes give two columns too, where [glm()] gives one vector: code
+#' written for glm's `fitted(m) > 0.5` silently recycles a matrix, so take
+#' `predict(fit, type = "prob")[, 2]` for the second class's probability
+#' and `predict(fit, type = "class")` for the classes. With
+#' `na.action = na.exclude` in the formula method, rows dropped for NA come
+#' back as NA in their places.
 #'
 #' @param object A fit from [krr_fit()].
 #' @param ... Not used (for `update()`: arguments of [krr_fit()] to change).

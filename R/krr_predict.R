@@ -18,9 +18,12 @@
 #'   probabilities (an n x K matrix whose rows sum to 1, the classes as
 #'   column names): those of the model for `loss = "logistic"` fits, and
 #'   for least-squares fits a multinomial logistic calibration of the
-#'   one-vs-rest scores (ridge penalty `1e-3` on its slopes; with more than 30 classes, each class's link on its
-#'   own score alone, "vector scaling": the full model's cost grows as the
-#'   fifth power of the number of classes), fitted at `krr_fit()` time on each training row's
+#'   one-vs-rest scores (ridge penalty `1e-3` on its slopes). With more
+#'   than 30 classes, or with 3 or more and fewer than 10 rows per
+#'   coefficient of that model (`(K + 1)(K - 1)` of them), each class's link
+#'   is on its own score alone, "vector scaling" (the full model's cost
+#'   grows as the fifth power of the number of classes, and with few rows it
+#'   is overconfident). It is fitted at `krr_fit()` time on each training row's
 #'   score from the fold fit that did not see it (the CV folds, or 5
 #'   interleaved folds): every least-squares classification fit but those
 #'   of `solver = "falkon"` and, with dense maps, of chunked data without

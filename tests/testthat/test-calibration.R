@@ -71,7 +71,8 @@ test_that("the calibration's Hessian equals its (K - 1)^2 blocks written out", {
 
 test_that("the calibration reaches the penalised minimum of the multinomial log-loss", {
   for (classes in c(2, 3, 6)) {
-    case <- calibration_case(n = 300, classes = classes, seed = 7)
+    # (400 rows: at least 10 per coefficient of the full model, 35 at 6 classes)
+    case <- calibration_case(n = 400, classes = classes, seed = 7)
     # scores that carry the labels, so that the minimum is not at 0
     inputs <- case$inputs + 2 * outer(case$labels, seq_len(classes), "==")
     inputs <- if (classes == 2) inputs[, 2, drop = FALSE] else inputs
@@ -86,6 +87,21 @@ test_that("the calibration reaches the penalised minimum of the multinomial log-
     gradient <- crossprod(design, case$weights * (p - onehot))[, -1] + 2 * ridge * theta
     expect_lt(max(abs(gradient)), 1e-6 * sum(case$weights))
   }
+})
+
+test_that("fewer than 10 rows per coefficient of the full model: each class's own score", {
+  case <- calibration_case(n = 349, classes = 6, seed = 7)  # the full model has 35
+  inputs <- case$inputs + 2 * outer(case$labels, seq_len(6), "==")
+  few <- fit_calibration(inputs, case$labels, case$weights, backend_settings(1L))
+  expect_identical(few, fit_scaling_calibration(inputs, case$labels, case$weights, 1e-3, 100))
+  slopes <- few[-1, ]
+  expect_identical(slopes[row(slopes) != col(slopes)], rep(0, 30))
+  # rows weighted 0 do not count; two classes keep the full model
+  w0 <- c(case$weights[1:349], rep(0, 51))
+  padded <- rbind(inputs, inputs[1:51, ])
+  expect_true(few_rows_for_full_calibration(padded, w0))
+  expect_false(few_rows_for_full_calibration(padded, c(case$weights[1:349], rep(1, 51))))
+  expect_false(few_rows_for_full_calibration(inputs[1:10, 2, drop = FALSE], rep(1, 10)))
 })
 
 test_that("more than 30 classes: each class's own score, at the penalised minimum", {
