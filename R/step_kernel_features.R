@@ -35,6 +35,10 @@
 #' @param columns The selected columns, once prepared.
 #' @param skip Skip the step when baking new data? (See recipes.)
 #' @param id The step's identifier.
+#' @details The selected training columns must be free of NA (impute them in
+#'   an earlier step); rows of new data with NA in them get NA features, as
+#'   recipes' own steps give them. Selectors that match no column leave the
+#'   data as it is.
 #' @return The recipe with the step added. `tidy()` of the step gives one
 #'   row per selected column, with the map, the number of features, the
 #'   bandwidth and the step's id.
@@ -89,7 +93,12 @@ new_step_kernel_features <- function(terms, role, trained, map, num_features, si
 prep.step_kernel_features <- function(x, training, info = NULL, ...) {
   columns <- recipes::recipes_eval_select(x$terms, training, info)
   if (length(columns) == 0L) {
-    abort_arg("{.fn step_kernel_features} selected no columns.", call = NULL)
+    # nothing to featurise: the step does nothing, as recipes' own steps
+    return(new_step_kernel_features(
+      terms = x$terms, role = x$role, trained = TRUE, map = x$map,
+      num_features = x$num_features, sigma = x$sigma, kernel = x$kernel, seed = x$seed,
+      prefix = x$prefix, keep_original_cols = x$keep_original_cols, object = NULL,
+      columns = character(0), skip = x$skip, id = x$id))
   }
   numeric <- vapply(training[columns], function(col) is.numeric(col) && !is.object(col), TRUE)
   if (!all(numeric)) {
@@ -100,7 +109,7 @@ prep.step_kernel_features <- function(x, training, info = NULL, ...) {
   num_features <- cos_sin_count(x$num_features, call = NULL)
   if (!is.null(x$sigma)) check_positive(x$sigma, arg = "sigma", call = NULL)
   data <- as.matrix(training[columns])
-  check_complete_columns(data, "training")  # else rff()'s error names its `x`
+  check_complete_columns(data)  # else rff()'s error names its `x`
   map <- switch(x$map,
     rff = rff(data, n_features = num_features, kernel = x$kernel, sigma = x$sigma, seed = x$seed),
     fastfood = fastfood(data, n_features = num_features, kernel = x$kernel, sigma = x$sigma,
@@ -114,10 +123,13 @@ prep.step_kernel_features <- function(x, training, info = NULL, ...) {
 
 #' @exportS3Method recipes::bake
 bake.step_kernel_features <- function(object, new_data, ...) {
+  if (!length(object$columns)) return(new_data)  # the selectors matched no column
   recipes::check_new_data(object$columns, object, new_data)
   data <- as.matrix(new_data[object$columns])
-  check_complete_columns(data, "new_data")  # else predict()'s error names `newdata`
-  features <- predict(object$object, data)
+  # rows with NA get NA features, as recipes' steps give them
+  complete <- stats::complete.cases(data)
+  features <- matrix(NA_real_, nrow(data), object$object$n_features)
+  features[complete, ] <- predict(object$object, data[complete, , drop = FALSE])
   colnames(features) <- recipes::names0(ncol(features), object$prefix)
   keep <- if (object$keep_original_cols) names(new_data) else setdiff(names(new_data), object$columns)
   clash <- intersect(colnames(features), keep)
@@ -143,7 +155,7 @@ tidy.step_kernel_features <- function(x, ...) {
     vapply(x$terms, function(term) rlang::as_label(term), "")
   # tune() placeholders (calls) are shown as NA until prep()
   known <- function(value) if (is.numeric(value)) value else NA_real_
-  sigma <- if (x$trained) x$object$kernel$sigma else known(x$sigma)
+  sigma <- if (x$trained && !is.null(x$object)) x$object$kernel$sigma else known(x$sigma)
   tidy_frame(data.frame(terms = unname(terms), map = rep(x$map, length(terms)),
                         num_features = rep(known(x$num_features), length(terms)),
                         sigma = rep(sigma, length(terms)), id = rep(x$id, length(terms)),
@@ -163,13 +175,12 @@ tunable.step_kernel_features <- function(x, ...) {
 #' @exportS3Method generics::required_pkgs
 required_pkgs.step_kernel_features <- function(x, ...) "kitchen"
 
-# The step's columns must hold no NA (`what`: "training" or "new_data"),
-# with the error naming the step and the columns.
-check_complete_columns <- function(data, what) {
+# The step's training columns must hold no NA (the map's rescaling and
+# bandwidth come from them), with the error naming the step and the columns.
+check_complete_columns <- function(data) {
   holes <- colnames(data)[colSums(is.na(data)) > 0]
   if (length(holes)) {
-    named <- if (what == "training") "training data" else "{.arg new_data}"
-    abort_arg(c(paste0("{.fn step_kernel_features} needs ", named, " without NA."),
+    abort_arg(c("{.fn step_kernel_features} needs training data without NA.",
                 x = "NA in: {.val {holes}}.",
                 i = "Impute them in an earlier step, for example {.fn recipes::step_impute_median}."),
               call = NULL)

@@ -79,8 +79,19 @@ test_that("bad input is refused with errors naming what is wrong", {
                       class = "kitchen_error_argument")
   expect_match(conditionMessage(err), "needs training data without NA")
   expect_match(conditionMessage(err), "hp")
-  err <- expect_error(recipes::bake(prepped, new_data = holed), class = "kitchen_error_argument")
-  expect_match(conditionMessage(err), "needs `new_data` without NA")
+  # new rows with NA: NA features for them, the others' as without them
+  baked <- recipes::bake(prepped, new_data = holed)
+  expect_true(all(is.na(baked[3, c("kf_1", "kf_2")])))
+  expect_equal(baked[-3, c("kf_1", "kf_2")],
+               recipes::bake(prepped, new_data = holed[-3, ])[c("kf_1", "kf_2")], ignore_attr = TRUE)
+  # selectors matching no column: the step does nothing
+  none <- recipes::prep(recipes::recipe(mpg ~ ., data = mtcars) |>
+                          step_kernel_features(recipes::all_nominal_predictors(), num_features = 4))
+  expect_identical(recipes::bake(none, new_data = mtcars[1:3, ]),
+                   recipes::bake(recipes::prep(recipes::recipe(mpg ~ ., data = mtcars)),
+                                 new_data = mtcars[1:3, ]))
+  expect_identical(nrow(generics::tidy(none, number = 1)), 0L)
+  expect_no_error(suppressMessages(print(none)))
 })
 
 test_that("sigma can be tuned: kernel_bandwidth() gives its range, tune_grid() fills it in", {
