@@ -38,7 +38,9 @@
 #' or `parsnip::fit(case_weights = )`) are [krr_fit()]'s `weights`.
 #'
 #' Predictions: `type = "numeric"` for regression, `"class"` for
-#' classification, and `"prob"`. With the engine argument
+#' classification, and `"prob"`; `"raw"` gives [predict.kitchen_krr()]'s
+#' `type = "response"` (the class scores of a least-squares classifier,
+#' the probabilities of a logistic one). With the engine argument
 #' `loss = "logistic"` (kernel logistic regression, see [krr_fit()]),
 #' `"prob"` gives the model's class probabilities. With the default squared
 #' loss, kitchen fits one-vs-rest least-squares scores (near +1 for the
@@ -252,6 +254,12 @@ register_kernel_ridge <- function() {
                     value = predict_value("class"))
   parsnip::set_pred(model, eng = "kitchen", mode = "classification", type = "prob",
                     value = predict_value("response", post = kernel_ridge_prob))
+  # what predict(type = "response") of the kitchen fit gives (class scores,
+  # or a logistic fit's probabilities), as other engines' "raw"
+  for (mode in c("regression", "classification")) {
+    parsnip::set_pred(model, eng = "kitchen", mode = mode, type = "raw",
+                      value = predict_value("response"))
+  }
   invisible(TRUE)
 }
 

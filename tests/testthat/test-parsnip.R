@@ -39,6 +39,8 @@ test_that("without a penalty, lambda is chosen as krr_fit() chooses it; engine a
   direct <- krr_fit(as.matrix(mtcars[-1]), mtcars$mpg, features = "fastfood", n_features = 42,
                     sigma = 3, seed = 2, n_threads = 1)
   expect_identical(fit$fit$lambda, direct$lambda)
+  expect_equal(predict(fit, mtcars[1:4, ], type = "raw"), predict(direct, as.matrix(mtcars[1:4, -1])),
+               tolerance = 1e-12, ignore_attr = TRUE)
   expect_error(parsnip::fit(parsnip::set_engine(kernel_ridge(penalty = 0.1, mode = "regression"),
                                                 "kitchen", lambda = 1), mpg ~ ., data = mtcars),
                "not both")
@@ -53,6 +55,9 @@ test_that("kernel_ridge() classification: classes, and the fit's calibrated prob
                     sigma = 2, seed = 1, n_threads = 1)
   classes <- predict(fit, iris, type = "class")
   expect_identical(classes$.pred_class, predict(direct, iris[1:4], type = "class"))
+  # "raw": the kitchen fit's own output, the class scores
+  expect_equal(predict(fit, iris, type = "raw"), predict(direct, iris[1:4]), tolerance = 1e-12,
+               ignore_attr = TRUE)
   prob <- predict(fit, iris, type = "prob")
   expect_identical(names(prob), paste0(".pred_", levels(iris$Species)))
   expected <- predict(direct, iris[1:4], type = "prob")
