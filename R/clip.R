@@ -9,17 +9,11 @@
 # The training range of each column, as map$clip. Sparse training data
 # keep 0 in every column's range, so that clipping sparse new rows never
 # fills them in; a map built on dense rows can have ranges without 0.
-input_range <- function(x) {
+input_range <- function(x, values = data_column_ranges(x)) {
   if (inherits(x, "dgCMatrix")) {
-    range <- sparse_column_ranges(x)  # R/map.R
-    low <- pmin(range$low, 0)
-    high <- pmax(range$high, 0)
-  } else {
-    range <- column_ranges_cpp(x, resolve_threads(NULL))
-    low <- range$low
-    high <- range$high
+    values <- list(low = pmin(values$low, 0), high = pmax(values$high, 0))
   }
-  list(low = as.numeric(low), high = as.numeric(high))
+  list(low = as.numeric(values$low), high = as.numeric(values$high))
 }
 
 # x with every column clipped to [low, high] (dense or dgCMatrix; x is

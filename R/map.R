@@ -11,6 +11,11 @@ input_rescaling <- function(x, method, call = rlang::caller_env()) {
     center <- Matrix::colMeans(x)
     n <- nrow(x)
     spread <- sqrt(pmax(Matrix::colMeans(x^2) - center^2, 0) * n / max(n - 1, 1))
+    # a constant column's moments round to a tiny spread: known from its range
+    values <- sparse_column_ranges(x)
+    constant <- values$low == values$high
+    center[constant] <- values$low[constant]
+    spread[constant] <- 0
   } else if (method == "standard") {
     moments <- column_moments_cpp(x, resolve_threads(NULL))
     center <- moments$mean

@@ -28,9 +28,10 @@ chunked_map_setup <- function(data, scale, kernel, sigma_given, backend,
       if (!is.null(col_names)) parts[[k]] <- reorder_summary(parts[[k]], col_names)
     })
   }
-  range <- list(low = do.call(pmin, lapply(parts, function(p) p$range$low)),
-                high = do.call(pmax, lapply(parts, function(p) p$range$high)))
-  rescale <- pooled_rescaling(parts, range, scale, col_names, call)
+  pooled <- function(field) list(low = do.call(pmin, lapply(parts, function(p) p[[field]]$low)),
+                                 high = do.call(pmax, lapply(parts, function(p) p[[field]]$high)))
+  range <- pooled("range")
+  rescale <- pooled_rescaling(parts, pooled("values"), scale, col_names, call)
   if (sigma_given) {
     kernel$sigma <- bandwidth_for_columns(kernel$sigma, d, col_names, call = call)
   } else {
@@ -55,8 +56,11 @@ chunk_column_summary <- function(chunk, i, backend) {
   } else {
     colSums(sweep(x, 2, mean)^2)
   }
-  list(n = n, d = ncol(x), names = colnames(x), range = input_range(x), mean = as.numeric(mean),
-       squares = as.numeric(squares))
+  # the values' range (rescaling, constant columns) and the clipping range
+  # (sparse chunks: 0 kept in it, R/clip.R)
+  values <- data_column_ranges(x)
+  list(n = n, d = ncol(x), names = colnames(x), values = values, range = input_range(x, values),
+       mean = as.numeric(mean), squares = as.numeric(squares))
 }
 
 # A chunk summary with its columns in the order of chunk 1's names.
@@ -67,12 +71,15 @@ reorder_summary <- function(part, col_names) {
   }
   at <- match(col_names, part$names)
   part$range <- list(low = part$range$low[at], high = part$range$high[at])
+  part$values <- list(low = part$values$low[at], high = part$values$high[at])
   part$mean <- part$mean[at]
   part$squares <- part$squares[at]
   part
 }
 
-# The rescaling of input_rescaling() from the chunk summaries.
+# The rescaling of input_rescaling() from the chunk summaries and the
+# range of the values (`range`: not the clipping range, which keeps 0 for
+# sparse chunks).
 pooled_rescaling <- function(parts, range, method, names, call) {
   d <- length(range$low)
   if (method == "none") return(list(center = rep(0, d), scale = rep(1, d), names = names))

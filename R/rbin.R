@@ -277,13 +277,7 @@ check_bin_range <- function(map, x, arg, call = rlang::caller_env()) {
 # list(low, high) of each column of dense data or a dgCMatrix (whose
 # columns hold zeros unless full).
 data_column_ranges <- function(x) {
-  if (!inherits(x, "dgCMatrix")) return(column_ranges_cpp(x, resolve_threads(NULL)))
-  counts <- diff(x@p)
-  column <- factor(rep.int(seq_len(ncol(x)), counts), levels = seq_len(ncol(x)))
-  low <- vapply(split(x@x, column), function(v) min(v, Inf), 0)
-  high <- vapply(split(x@x, column), function(v) max(v, -Inf), 0)
-  has_zero <- counts < nrow(x)
-  list(low = ifelse(has_zero, pmin(low, 0), low), high = ifelse(has_zero, pmax(high, 0), high))
+  if (inherits(x, "dgCMatrix")) sparse_column_ranges(x) else column_ranges_cpp(x, resolve_threads(NULL))
 }
 
 # Refuses the pitches and shifts of n_grids grids over d columns past

@@ -148,6 +148,20 @@ test_that("a constant column of any size leaves the other columns' features alon
                        lambda = 0.1, n_threads = 1)
     expect_equal(fitted(fit_big), fitted(fit_small), tolerance = 1e-10)
   }
+  # sparse data: a constant column's moments round to a tiny spread, and a
+  # sparse chunk's clipping range keeps 0; its scale must come from its values
+  dense <- cbind(x, stamp = 0.1)
+  sparse <- Matrix::Matrix(dense, sparse = TRUE)
+  for (scale in c("standard", "minmax")) {
+    memory <- rff(dense, 50, sigma = 1, scale = scale, seed = 1)
+    for (map in list(rff(sparse, 50, sigma = 1, scale = scale, seed = 1),
+                     rff(chunked(list(list(x = sparse[1:50, ]), list(x = sparse[51:100, ]))), 50,
+                         sigma = 1, scale = scale, seed = 1))) {
+      expect_identical(map$center[4], 0.1, label = scale)
+      expect_identical(map$scale[4], 1, label = scale)
+      expect_equal(as.matrix(predict(map, sparse)), predict(memory, dense), tolerance = 1e-12)
+    }
+  }
   # the same scale from chunked data, whose pooled mean can round
   parts <- split(seq_len(100), rep(1:3, length.out = 100))
   chunks <- lapply(parts, function(i) list(x = cbind(x[i, ], stamp = 1.7e18), y = y[i]))
