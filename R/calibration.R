@@ -213,11 +213,13 @@ newton_with_halving <- function(theta, objective, derivatives, max_iter) {
 max_full_calibration_classes <- 30L
 
 # With three classes or more, the full model also needs at least 10 rows
-# per coefficient: on 3,500 rows of UCI letter (26 classes, 675
-# coefficients) its probabilities were overconfident (test log-loss 0.52,
-# against 0.39 for fit_scaling_calibration()'s 51 coefficients), while on
+# (of those it is fitted on, weighted above 0) per coefficient: on 3,500
+# rows of UCI letter (26 classes, 675 coefficients) its probabilities were
+# overconfident (test log-loss 0.43, against 0.36 for
+# fit_scaling_calibration()'s 51 coefficients; means of 3 splits), while on
 # 14,000 rows it was the better one (0.18 against 0.22;
-# bench/results/calibration-form.md).
+# bench/results/calibration-form.md). An rbin fit's calibration from
+# 25,000 rows on is fitted on fold 1's rows (R/krr_binned.R), a fifth.
 few_rows_for_full_calibration <- function(inputs, weights) {
   k <- ncol(inputs)
   k >= 3 && sum(weights > 0) < 10 * (k + 1) * (k - 1)

@@ -255,6 +255,8 @@ check_weights <- function(weights, n, arg = rlang::caller_arg(weights), whole = 
                           call = rlang::caller_env()) {
   if (is.null(weights)) return(NULL)
   force(arg)  # before `weights` is converted below
+  # 1 / table(y)[y], the class weights of an imbalanced response
+  if (inherits(weights, "table") && length(dim(weights)) == 1L) weights <- as.vector(weights)
   if (!is.numeric(weights) || is.object(weights) || !is.null(dim(weights)) && length(dim(weights)) > 1 &&
       ncol(weights) != 1) {
     abort_arg("{.arg {arg}} must be a numeric vector of sample weights, not {.obj_type_friendly {weights}}.",
@@ -434,7 +436,9 @@ print.summary.kitchen_krr <- function(x, ...) {
     # no squared error for logistic ones) are left out, not shown as "-".
     "GCV score" = if (!is.na(x$gcv)) paste0(format(x$gcv, digits = 4), summed),
     # rbin classification paths score lambda by misclassification (krr_binned.R)
-    "CV misclassification rate" = if (!is.null(x$cv_mse)) format(x$cv, digits = 4),
+    "CV misclassification rate" = if (!is.null(x$cv_mse)) {
+      paste(format(x$cv, digits = 4), "(the largest score's, which chose lambda)")
+    },
     "CV mean squared error" = if (!is.null(x$cv) && least_squares) {
       paste0(format(x$cv_mse %||% x$cv, digits = 4), summed)
     },
@@ -453,9 +457,8 @@ print.summary.kitchen_krr <- function(x, ...) {
       },
       if (fit$logistic$converged) "converged" else "NOT converged",
       format(fit$logistic$change, digits = 2)),
-    "held-out misclassification" = if (!is.null(attr(fit$calibration, "held_out_error")) &&
-                                         is.null(x$cv_mse)) {
-      sprintf("%s (each row scored by the fold fit at this lambda that did not see it)",
+    "held-out misclassification" = if (!is.null(attr(fit$calibration, "held_out_error"))) {
+      sprintf("%s (the most probable class; each row scored by the fold fit at this lambda that did not see it)",
               format(attr(fit$calibration, "held_out_error"), digits = 4))
     },
     "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores" else

@@ -76,7 +76,10 @@ test_that("with lambda chosen by CV, the CV folds' scores at that lambda are cal
             2e-3)
   s <- capture.output(print(summary(fit)))
   expect_match(s, "class probabilities +: calibrated on cross-validated scores", all = FALSE)
-  expect_match(s, "CV misclassification rate", all = FALSE)
+  expect_match(s, "CV misclassification rate .*the largest score's, which chose lambda", all = FALSE)
+  # and the error of the classes predict() gives, from the same held-out scores
+  expect_match(s, sprintf("held-out misclassification +: %s \\(the most probable class",
+                          format(attr(fit$calibration, "held_out_error"), digits = 4)), all = FALSE)
   expect_match(s, "training accuracy", all = FALSE)
 })
 

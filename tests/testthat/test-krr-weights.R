@@ -301,3 +301,18 @@ test_that("multiplying every weight by a constant leaves the bandwidth choices a
     }
   }
 })
+
+test_that("class weights written as 1 / table(y)[y] (as ?krr_fit shows) are taken", {
+  set.seed(4)
+  x <- matrix(rnorm(200 * 2), 200, 2, dimnames = list(NULL, c("a", "b")))
+  y <- factor(ifelse(x[, 1] + rnorm(200) > 1.2, "rare", "common"))
+  w <- 1 / table(y)[y]
+  map <- rff(x, 20, sigma = 1, seed = 1)
+  fit <- krr_fit(x, y, map, lambda = 1, weights = w, n_threads = 1)
+  expect_identical(coef(fit), coef(krr_fit(x, y, map, lambda = 1, weights = as.vector(w),
+                                           n_threads = 1)))
+  d <- data.frame(x, y = y, w = as.vector(w))
+  d$w_table <- w
+  expect_identical(coef(krr_fit(y ~ a + b, d, features = map, lambda = 1, weights = w_table,
+                                n_threads = 1)), coef(fit), ignore_attr = TRUE)
+})
