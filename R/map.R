@@ -50,7 +50,7 @@ input_rescaling <- function(x, method, call = rlang::caller_env()) {
 # 1e18 (a timestamp, a batch number) scaled by 1 swamped every other
 # column's part of the projection: all rows got the same features.
 constant_column_scale <- function(spread, center) {
-  constant <- !(spread > 0)
+  constant <- !is.na(spread) & !(spread > 0)  # (NA: refused by the caller)
   spread[constant] <- pmax(1, abs(center[constant]))
   spread
 }

@@ -92,13 +92,18 @@ pooled_rescaling <- function(parts, range, method, names, call) {
     constant <- range$low == range$high
     center[constant] <- range$low[constant]
     spread[constant] <- 0
+    # values near 1e-310 whose squares underflow: not constant, too small
+    spread[!constant & !(spread > 0)] <- NA
   } else {
     center <- range$high / 2 + range$low / 2
     spread <- range$high / 2 - range$low / 2
   }
   spread <- constant_column_scale(spread, center)
-  if (!all(is.finite(spread) & is.finite(1 / spread)) || !all(is.finite(center))) {
-    abort_arg("{.arg x} has columns too large or too small to rescale.", call = call)
+  bad <- which(is.na(spread) | !is.finite(spread) | !is.finite(1 / spread) | !is.finite(center))
+  if (length(bad)) {
+    abort_arg(c("{.arg x} has columns too large or too small to rescale.",
+                x = "Columns: {column_labels(bad, names)}.",
+                i = "Multiply or divide them by a large constant first."), call = call)
   }
   list(center = as.numeric(center), scale = as.numeric(spread), names = names)
 }

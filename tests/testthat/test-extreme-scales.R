@@ -79,6 +79,13 @@ test_that("maps refuse data too small to rescale instead of storing infinite fre
                      function() rbin(tiny, 5))) {
     expect_error(build(), class = "kitchen_error_argument", regexp = "too small to rescale")
   }
+  # chunked data too, by name (their squares underflowed: taken as constant)
+  named <- list(list(x = cbind(a = c(1, 2) * 1e-310, b = c(1, 5))),
+                list(x = cbind(a = 3e-310, b = 2)))
+  for (scale in c("standard", "minmax")) {
+    expect_error(rff(chunked(named), 10, scale = scale), class = "kitchen_error_argument",
+                 regexp = "too small to rescale.*1 \\(\"a\"\\)")
+  }
   expect_error(rff(tiny, 10, scale = "none", sigma = 1e-320), class = "kitchen_error_argument",
                regexp = "sigma")
   expect_error(fastfood(tiny, 8, scale = "none", sigma = 1e-320), class = "kitchen_error_argument",
