@@ -576,7 +576,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   # passes below and the fitted values take these rows as they are.
   x <- map_input(map, x, arg = "x", checked = TRUE)
   warn_unused_columns(given_columns, map$col_names)  # (a missing one was an error)
-  if (!binned) check_gram_size(map$n_features, if (is.character(features)) "n_features" else "features")
+  if (!binned) check_gram_size(map$n_features, features)
   # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
   # every lambda choice is by CV.
   note_cv_for_gcv(lambda, binned, logistic, n_folds)  # R/default_lambda.R
@@ -695,12 +695,13 @@ new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
 
 # Z'Z is a dense D x D matrix (plus copies while solving): refused up front,
 # with the memory it would need, past max_dense_entries (as kernel_matrix()).
-# `arg`: what the user set (n_features for a map built by name).
-check_gram_size <- function(n_features, arg = "features", call = rlang::caller_env()) {
+# The error names what the user set: n_features for a map built by name
+# (`features` a name), else the map given as `features`.
+check_gram_size <- function(n_features, features, call = rlang::caller_env()) {
   entries <- as.double(n_features)^2
   if (entries > max_dense_entries) {
-    what <- if (arg == "features") "{.arg features} has {n_features} features" else
-      "{.arg {arg}} is {n_features}"
+    what <- if (is.character(features)) "{.arg n_features} is {n_features}" else
+      "{.arg features} has {n_features} features"
     abort_arg(c(paste0(what, ": Z'Z would need {gigabytes(entries)} GB (more than 2^31 - 1 entries)."),
                 i = "Use fewer features, or {.fn rbin}, whose fits never form Z'Z."),
               call = call)

@@ -33,7 +33,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     map <- with_seed(map_args$seed, default_bandwidth_map_chunked(map, x, backend))
   }
   binned <- inherits(map, "kitchen_rbin")
-  if (!binned) check_gram_size(map$n_features, if (is.character(features)) "n_features" else "features")
+  if (!binned) check_gram_size(map$n_features, features)
   check_lambda(lambda)
   check_flag(verbose)
   check_count(block_size)

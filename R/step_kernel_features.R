@@ -128,8 +128,8 @@ bake.step_kernel_features <- function(object, new_data, ...) {
   data <- as.matrix(new_data[object$columns])
   # rows with NA get NA features, as recipes' steps give them
   complete <- stats::complete.cases(data)
-  features <- matrix(NA_real_, nrow(data), object$object$n_features)
-  features[complete, ] <- predict(object$object, data[complete, , drop = FALSE])
+  features <- pad_rows(predict(object$object, data[complete, , drop = FALSE]), complete,
+                       nrow(data))  # R/broom.R
   colnames(features) <- recipes::names0(ncol(features), object$prefix)
   keep <- if (object$keep_original_cols) names(new_data) else setdiff(names(new_data), object$columns)
   clash <- intersect(colnames(features), keep)
