@@ -83,7 +83,8 @@ calibration_of_scores <- function(scores, coded, weights, backend) {
 
 # The calibration of held-out scores (rows) of known class numbers
 # (`labels`), carrying the held-out misclassification rate of the classes
-# predict() gives (the most probable, weighted as in the fit) for summary():
+# predict() gives (the most probable, weighted as in the fit) and their
+# confusion counts for summary():
 # the one estimate of a least-squares classifier's test error when lambda
 # was chosen by squared error (a little optimistic: the calibration is
 # fitted on these scores).
@@ -91,7 +92,18 @@ scores_calibration <- function(scores, labels, weights, backend) {
   calibration <- fit_calibration(calibration_inputs(scores), labels, weights, backend)
   classes <- max.col(calibrated_probabilities(scores, calibration, NULL), "first")
   attr(calibration, "held_out_error") <- sum(weights * (classes != labels)) / sum(weights)
+  attr(calibration, "held_out_confusion") <- confusion_counts(labels, classes, weights, ncol(scores))
   calibration
+}
+
+# The k x k weighted counts of rows of class i (row) given class j (column),
+# by class numbers 1..k.
+confusion_counts <- function(labels, classes, weights, k) {
+  counts <- matrix(0, k, k)
+  cells <- (classes - 1L) * k + labels
+  sums <- rowsum(weights, cells)
+  counts[as.integer(rownames(sums))] <- sums[, 1]
+  counts
 }
 
 # The ridge fits at `lambda` of the rows outside each fold of `stats`, in

@@ -21,6 +21,14 @@
 #' `na.action = na.exclude` in the formula method, rows dropped for NA come
 #' back as NA in their places.
 #'
+#' `summary()` of a classification fit ends with its confusion matrix
+#' (weighted counts, rows the true class, columns `predict()`'s class),
+#' also returned as `summary(fit)$confusion`: of the held-out rows when the
+#' fit has class probabilities from cross-validated scores (each row
+#' classified by the fold fit that did not see it; a little optimistic, as
+#' the calibration was fitted on those scores), else of the training rows
+#' (its attribute `rows` says which).
+#'
 #' @param object A fit from [krr_fit()].
 #' @param ... Not used (for `update()`: arguments of [krr_fit()] to change).
 #' @return `fitted()` and `residuals()`: a vector (one numeric response) or
@@ -403,8 +411,30 @@ summary.kitchen_krr <- function(object, ...) {
   validate_fit(object, full = TRUE)
   chosen <- object$path[object$path$lambda == object$lambda, , drop = FALSE][1, ]
   structure(list(fit = object, gcv = chosen$gcv, cv = chosen$cv, df = chosen$df,
-                 cv_accuracy = chosen$cv_accuracy, cv_mse = chosen$cv_mse),
+                 cv_accuracy = chosen$cv_accuracy, cv_mse = chosen$cv_mse,
+                 confusion = confusion_matrix(object)),
             class = "summary.kitchen_krr")
+}
+
+# A classifier's confusion matrix (weighted counts; rows the true class,
+# columns predict()'s): of the held-out rows when the fit calibrated its
+# probabilities on cross-validated scores (each row classified by the fold
+# fit that did not see it), else of the training rows (attribute "rows"
+# says which); NULL for regression and fits that keep no fitted values.
+confusion_matrix <- function(fit) {
+  if (fit$response$type != "class") return(NULL)
+  levels <- fit$response$levels
+  counts <- attr(fit$calibration, "held_out_confusion")
+  rows <- "held-out"
+  if (is.null(counts)) {
+    if (is.null(fit$fitted.values) || is.null(fit$y)) return(NULL)
+    rows <- "training"
+    predicted <- match(as.character(class_of(fit, fit$fitted.values)), levels)
+    counts <- confusion_counts(match(as.character(fit$y), levels), predicted,
+                               fit$weights %||% rep(1, length(predicted)), length(levels))
+  }
+  dimnames(counts) <- list(true = levels, predicted = levels)
+  structure(counts, rows = rows)
 }
 
 #' @export
@@ -503,7 +533,25 @@ print.summary.kitchen_krr <- function(x, ...) {
     } else {
       sprintf("bin columns %s, solve %s", seconds(fit$time[[1]]), seconds(fit$time[[2]]))
     }))
+  print_confusion(x$confusion)
   invisible(x)
+}
+
+# The confusion matrix under summary()'s fields, when it fits a console
+# (at most 12 classes; else where to find it).
+print_confusion <- function(confusion) {
+  if (is.null(confusion)) return(invisible())
+  what <- sprintf("Confusion matrix of the %s rows (rows: true class; columns: predicted)",
+                  attr(confusion, "rows"))
+  if (nrow(confusion) > 12) {
+    cat(sprintf("\n%s: %d classes, in summary(fit)$confusion\n", what, nrow(confusion)))
+    return(invisible())
+  }
+  cat("\n", what, ":\n", sep = "")
+  counts <- unclass(confusion)
+  attr(counts, "rows") <- NULL
+  print(if (all(counts == round(counts))) round(counts) else round(counts, 2))
+  invisible()
 }
 
 # Seconds to two decimals, with the session's decimal mark (as the other

@@ -153,6 +153,14 @@ test_that("least-squares classifiers: held-out misclassification, weighted train
   prob <- calibrated_probabilities(scores, fit$calibration, levels(y))
   held_out <- sum(w * (levels(y)[max.col(prob, "first")] != y)) / sum(w)
   expect_equal(attr(fit$calibration, "held_out_error"), held_out, tolerance = 1e-12)
+  # the confusion matrix counts the same held-out classes by their weights
+  held_out_class <- factor(levels(y)[max.col(prob, "first")], levels(y))
+  confusion <- summary(fit)$confusion
+  expect_equal(unclass(confusion), unclass(xtabs(w ~ y + held_out_class)),
+               ignore_attr = TRUE, tolerance = 1e-12)
+  expect_identical(dimnames(confusion), list(true = levels(y), predicted = levels(y)))
+  expect_identical(attr(confusion, "rows"), "held-out")
+  expect_equal(1 - sum(diag(confusion)) / sum(confusion), held_out, tolerance = 1e-12)
   shown <- capture.output(print(summary(fit)))
   expect_match(shown, sprintf("held-out misclassification : %s", format(held_out, digits = 4)),
                fixed = TRUE, all = FALSE)
@@ -169,6 +177,14 @@ test_that("least-squares classifiers: held-out misclassification, weighted train
   expect_length(grep("training RMSE *: [0-9.e-]+$", shown), 1)
   logistic <- krr_fit(x, y, map, lambda = 0.01, loss = "logistic", n_threads = 1,
                       verbose = FALSE)
+  # without held-out classes: the training rows', named as such
+  confusion <- summary(logistic)$confusion
+  expect_identical(attr(confusion, "rows"), "training")
+  expect_equal(unclass(confusion), unclass(table(y, predict(logistic, x, type = "class"))),
+               ignore_attr = TRUE)
+  expect_match(capture.output(summary(logistic)),
+               "Confusion matrix of the training rows (rows: true class; columns: predicted):",
+               fixed = TRUE, all = FALSE)
   expect_length(grep("training RMSE *: [0-9.e-]+$", capture.output(summary(logistic))), 1)
   # chunked fits say that their chunks carried weights
   chunks <- lapply(1:3, function(i) {
@@ -198,4 +214,21 @@ test_that("counts print without a clash when numbers use a decimal comma", {
                class = "kitchen_error_argument")
   options(OutDec = ".")
   expect_output(print(map), "[0-9]+,[0-9]{3} occupied bins")
+})
+
+test_that("the confusion matrix: printed up to 12 classes, none for regression", {
+  set.seed(3)
+  x <- matrix(rnorm(390 * 2), 390, 2)
+  y <- factor(rep(sprintf("c%02d", 1:13), 30))
+  x[, 1] <- x[, 1] + as.integer(y)
+  fit <- krr_fit(x, y, rff(x, 40, sigma = 2, seed = 1), n_threads = 1, verbose = FALSE)
+  shown <- capture.output(summary(fit))
+  expect_match(shown, "Confusion matrix of the held-out rows (rows: true class; columns: predicted): 13 classes, in summary(fit)$confusion",
+               fixed = TRUE, all = FALSE)
+  expect_identical(dim(summary(fit)$confusion), c(13L, 13L))
+  expect_equal(sum(summary(fit)$confusion), 390)
+  regression <- krr_fit(x, x[, 1], rff(x, 40, sigma = 2, seed = 1), n_threads = 1,
+                        verbose = FALSE)
+  expect_null(summary(regression)$confusion)
+  expect_false(any(grepl("Confusion", capture.output(summary(regression)))))
 })
