@@ -40,6 +40,14 @@
 #'   trace of the hat matrix, intercept included), NA where the fit did not
 #'   compute them (a given lambda, [rbin()] maps, the logistic loss).
 #'   `sigma()`: `sqrt(deviance / df.residual)`, for one numeric response.
+#'   `logLik()` (and with it `AIC()` and `BIC()`): for one numeric response,
+#'   the Gaussian log-likelihood at the maximum-likelihood variance, as
+#'   [lm()]'s, with the effective degrees of freedom plus one (the
+#'   variance); for `loss = "logistic"`, the weighted log-likelihood of the
+#'   classes, whose degrees of freedom are not computed (NA, and so are AIC
+#'   and BIC). The degrees of freedom are NA too where `df.residual()` is.
+#'   These treat lambda as given, though CV or GCV chose it; least-squares
+#'   classification has no likelihood and is refused.
 #'   `variable.names()`: the predictors the map sees; `case.names()`: the
 #'   names of the fitted rows.
 #'   `formula()`, `terms()`, `model.frame()`: those of a formula fit;
@@ -121,6 +129,36 @@ sigma.kitchen_krr <- function(object, ...) {
     abort_arg("{.fn sigma} is the residual standard deviation of a fit to one numeric response.")
   }
   sqrt(stats::deviance(object) / stats::df.residual(object))
+}
+
+#' @rdname kitchen_krr-methods
+#' @importFrom stats logLik
+#' @export
+logLik.kitchen_krr <- function(object, ...) {
+  if (...length()) warn_unused_dots(..., fn = "logLik")
+  validate_fit(object)
+  df <- chosen_df(object)
+  if (identical(object[["loss"]], "logistic")) {
+    value <- -stats::deviance(object) / 2
+  } else {
+    if (object$response$type != "vector") {
+      abort_arg(c("{.fn logLik} is the Gaussian log-likelihood of a fit to one numeric response.",
+                  i = if (object$response$type == "class") {
+                    "Least-squares class scores have no likelihood; {.code loss = \"logistic\"} has one."
+                  }))
+    }
+    # lm()'s: the variance at its maximum-likelihood value (weighted
+    # residual sum of squares over the rows with non-zero weight), which
+    # adds one degree of freedom
+    residuals <- training_residuals(object)
+    w <- object$weights %||% rep(1, length(residuals))
+    kept <- w != 0
+    n <- sum(kept)
+    value <- 0.5 * (sum(log(w[kept])) -
+                      n * (log(2 * pi) + 1 - log(n) + log(sum(w[kept] * residuals[kept]^2))))
+    df <- df + 1
+  }
+  structure(value, df = df, nobs = nobs(object), class = "logLik")
 }
 
 # The fit's effective degrees of freedom, intercept included (the trace of

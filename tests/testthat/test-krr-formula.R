@@ -212,6 +212,36 @@ test_that("deviance(), df.residual(), sigma(), variable.names() and case.names()
   expect_error(sigma(logistic), "one numeric response", class = "kitchen_error_argument")
 })
 
+test_that("logLik(), AIC() and BIC(): lm()'s Gaussian likelihood with the effective df", {
+  fit <- krr_fit(mpg ~ wt + hp, mtcars, n_features = 60, seed = 1, n_threads = 1, verbose = FALSE)
+  df <- fit$path$df[fit$path$lambda == fit$lambda]
+  r <- residuals(fit)
+  ll <- logLik(fit)
+  expect_equal(as.numeric(ll), sum(dnorm(r, sd = sqrt(mean(r^2)), log = TRUE)))
+  expect_equal(attr(ll, "df"), df + 1)
+  expect_identical(attr(ll, "nobs"), 32L)
+  expect_equal(AIC(fit), -2 * sum(dnorm(r, sd = sqrt(mean(r^2)), log = TRUE)) + 2 * (df + 1))
+  expect_equal(BIC(fit), -2 * as.numeric(ll) + log(32) * (df + 1))
+  # weights (zero weights leave their rows out): as lm() on the same residuals
+  w <- rep(c(0, 1, 2, 3), 8)
+  weighted <- krr_fit(mpg ~ wt + hp, mtcars, weights = w, n_features = 60, seed = 1,
+                      n_threads = 1, verbose = FALSE)
+  reference <- lm(mpg ~ 0 + offset(fitted(weighted)), mtcars, weights = w)
+  expect_equal(as.numeric(logLik(weighted)), as.numeric(logLik(reference)))
+  expect_identical(attr(logLik(weighted), "nobs"), 24L)
+  given <- krr_fit(mpg ~ wt + hp, mtcars, lambda = 0.5, n_features = 60, seed = 1,
+                   n_threads = 1, verbose = FALSE)
+  expect_true(is.na(AIC(given)))  # a given lambda: no effective df
+  logistic <- krr_fit(Species ~ ., iris, loss = "logistic", lambda = 0.1, n_features = 60,
+                      seed = 1, n_threads = 1, verbose = FALSE)
+  expect_equal(as.numeric(logLik(logistic)), -deviance(logistic) / 2)
+  classes <- krr_fit(Species ~ ., iris, n_features = 60, seed = 1, n_threads = 1, verbose = FALSE)
+  expect_error(logLik(classes), "logistic", class = "kitchen_error_argument")
+  two <- krr_fit(cbind(mpg, qsec) ~ wt + hp, mtcars, n_features = 60, seed = 1, n_threads = 1,
+                 verbose = FALSE)
+  expect_error(logLik(two), "one numeric response", class = "kitchen_error_argument")
+})
+
 test_that("predict() names the variable of the wrong type, a misfit offset and new_data", {
   d <- mtcars
   d$lg <- d$am == 1
