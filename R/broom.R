@@ -33,7 +33,9 @@
 #'   training `rmse` (over all response or class columns; with weights, the
 #'   weighted `sqrt(sum(w * r^2) / sum(w))`) and, for
 #'   classification, the training `accuracy`, and for `loss = "logistic"`
-#'   fits the training `log_loss` (NA otherwise).
+#'   fits the training `log_loss` (NA otherwise); `logLik`, `AIC` and `BIC`
+#'   as [logLik()] gives them (NA where it has none: least-squares classes,
+#'   several responses, chunked data, no effective df).
 #' * `augment(x)` adds to the training data (`data`, or for formula fits
 #'   the model frame by default) the fitted values `.fitted` and residuals
 #'   `.resid`; `augment(x, newdata = nd)` adds the predictions for `nd`
@@ -115,12 +117,22 @@ glance.kitchen_krr <- function(x, ...) {
   if (classification && !is.null(x$fitted.values)) {
     accuracy <- training_accuracy(x)  # R/krr_methods.R
   }
+  likelihood <- likelihood_summary(x)
   tidy_frame(data.frame(
     n = nobs(x), n_features = x$map$n_features, map = sub("^kitchen_", "", class(x$map)[1]),
     kernel = x$map$kernel$name, sigma = bandwidth_level(x$map$kernel$sigma), lambda = x$lambda,
     df = chosen$df, gcv = chosen$gcv, cv = chosen$cv %||% NA_real_,
     rmse = sqrt(mean(x$training_rmse^2)), accuracy = accuracy,
-    log_loss = x$logistic$log_loss %||% NA_real_, stringsAsFactors = FALSE))
+    log_loss = x$logistic$log_loss %||% NA_real_, logLik = likelihood[["logLik"]],
+    AIC = likelihood[["AIC"]], BIC = likelihood[["BIC"]], stringsAsFactors = FALSE))
+}
+
+# logLik(), AIC() and BIC() of a fit, NA where logLik() refuses it (classes
+# by least squares, several responses) or it keeps no fitted values (chunked).
+likelihood_summary <- function(fit) {
+  ll <- tryCatch(stats::logLik(fit), kitchen_error_argument = function(e) NULL)
+  if (is.null(ll)) return(c(logLik = NA_real_, AIC = NA_real_, BIC = NA_real_))
+  c(logLik = as.numeric(ll), AIC = stats::AIC(ll), BIC = stats::BIC(ll))
 }
 
 #' @rdname kitchen_krr-tidiers

@@ -71,6 +71,10 @@ test_that("glance() reports size, lambda, scores and training error of the fit",
   w <- mtcars$gear
   expect_equal(one$rmse, sqrt(sum(w * (mtcars$mpg - fitted(fit))^2) / sum(w)), tolerance = 1e-4)
   expect_true(is.na(one$accuracy))
+  expect_equal(one$logLik, as.numeric(logLik(fit)))
+  expect_equal(one$AIC, AIC(fit))
+  expect_equal(one$BIC, BIC(fit))
+  expect_false(is.na(one$AIC))
 
   cv <- broom_fit(mpg ~ wt + hp, mtcars, lambda = "cv", n_folds = 4)
   expect_identical(generics::glance(cv)$cv, min(cv$path$cv))
@@ -174,6 +178,10 @@ test_that("a logistic fit is glanced with its log-loss and augmented with probab
   probs <- as.matrix(aug[paste0(".prob_", levels(iris$Species))])
   expect_equal(unname(probs), unname(predict(fit, iris, type = "prob")), tolerance = 1e-12)
   expect_identical(aug$.fitted, predict(fit, type = "class"))
-  expect_true(is.na(generics::glance(krr_fit(Species ~ ., iris, n_features = 60, seed = 1,
-                                             n_threads = 1))$log_loss))
+  least_squares <- generics::glance(krr_fit(Species ~ ., iris, n_features = 60, seed = 1,
+                                            n_threads = 1))
+  expect_true(is.na(least_squares$log_loss))
+  expect_equal(one$logLik, -fit$logistic$log_loss * 150)  # the log-loss is per row
+  expect_true(is.na(one$AIC))  # no effective df for the logistic loss
+  expect_true(all(is.na(least_squares[c("logLik", "AIC", "BIC")])))  # no likelihood
 })
