@@ -29,6 +29,12 @@ test_that("with lambda by CV, the calibration is the in-memory fit's with the ch
   expect_equal(predict(chunked_fit, unweighted, type = "prob", parallel = "none"), prob,
                tolerance = 1e-12)
   expect_output(print(summary(chunked_fit)), "calibrated on cross-validated scores")
+  # the classes are the most probable ones, in memory and chunk by chunk
+  classes <- predict(memory_fit, toy$x, type = "class")
+  expect_identical(classes, factor(levels(toy$y)[max.col(prob, "first")], levels(toy$y)))
+  expect_identical(predict(chunked_fit, toy$x, type = "class"), classes)
+  expect_identical(predict(chunked_fit, unweighted, type = "class", parallel = "none"), classes)
+  expect_equal(summary(chunked_fit)$confusion, summary(memory_fit)$confusion, tolerance = 1e-8)
 })
 
 test_that("weighted chunks: the CV folds' fits score their held-out rows", {
