@@ -101,10 +101,19 @@ resolve_threads <- function(n_threads, call = rlang::caller_env()) {
 #' kernels (identical to each other, with fused multiply-adds) round
 #' differently from the portable code, at the level of 1e-15 relative; so
 #' do [fastfood()] features (differences of about 1e-17 in a few entries
-#' in a thousand) and the normalisation of a [nystrom()] map (about 1e-14);
+#' in a thousand), the normalisation of a [nystrom()] map (its inverse
+#' square root of the landmarks' kernel matrix: about 1e-14 times that
+#' matrix's condition number, 6e-11 in features seen on a 300-landmark map)
+#' and the calibration of class probabilities (its Newton steps: 1e-9 seen);
 #' and the tridiagonal reduction behind `lambda = "gcv"` / `"cv"` in
 #' [krr_fit()] rounds differently on each level (backward stable on all).
-#' [fwht()] is identical on every level.
+#' These are rounding, far below any statistical difference, but searches
+#' can amplify them: the bandwidths that `krr_fit(sigma = "ard")` learns
+#' moved by 2e-4 (relative) between the portable code and AVX-512 (and with
+#' `options(kitchen.gemm = "blas")`), and its predictions by 1e-3 of the
+#' response's spread, as an optimiser's end point moves with its rounding.
+#' AVX2 and AVX-512 give identical results. [fwht()] is identical on every
+#' level.
 #'
 #' @return A list with `cpu`, the best level this CPU supports, and `used`,
 #'   the level kitchen uses under the current option or environment variable.

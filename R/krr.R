@@ -85,15 +85,17 @@
 #'   rank bandwidths reliably (2 better, 2 worse, 4 unchanged), so they keep
 #'   the median heuristic (`bench/results/rbin-default-search.md`).
 #' * a map built by name without a `seed` takes one from R's random stream
-#'   (a single draw, so `set.seed()` still reproduces the fit); its random
-#'   draws and the bandwidth search's run under that seed, and the folds are
-#'   drawn next from the stream. Fits that differ only in `n_features`
-#'   therefore share their folds and their searched bandwidth, and differ
-#'   only by their random features. (When the stream ran on through the
-#'   map's draws, `set.seed(1)` gave mtcars 2 times the median heuristic's
-#'   bandwidth with 1000 features and 4 times with 4000, and other folds.)
-#'   With a `seed` given, the folds are drawn under a seed derived from it:
-#'   the same call gives the same fit, as with ranger's `seed`.
+#'   (a single draw, so `set.seed()` still reproduces the fit), and its
+#'   random draws, the bandwidth searches' and the folds all run under that
+#'   seed, as under a given one. The fit keeps it as `fit$seed`, so that
+#'   `update(fit, seed = fit$seed)` makes the same fit again from the saved
+#'   object (a plain `update(fit)` draws a new seed, as the call did). Fits
+#'   that differ only in `n_features` share their folds and their searched
+#'   bandwidth, and differ only by their random features. (When the stream
+#'   ran on through the map's draws, `set.seed(1)` gave mtcars 2 times the
+#'   median heuristic's bandwidth with 1000 features and 4 times with 4000,
+#'   and other folds.) With a `seed` given, the same call gives the same
+#'   fit, as with ranger's `seed`.
 #' * a warning says when the chosen fit nearly interpolates its rows
 #'   (effective degrees of freedom at least 90% of the rows), which a given
 #'   `lambda` or a grid of small candidates can still produce.
@@ -412,9 +414,11 @@
 #'   candidates are screened on fold 1 as for least squares.
 #' @param n_folds Number of folds for `lambda = "cv"`; rows are assigned to
 #'   folds at random (use [set.seed()] to reproduce, or give the map built by
-#'   name a `seed`), unless `folds` is given. For classes the folds are
-#'   stratified: each class's rows are dealt to the folds in turn, so that
-#'   every class of two rows or more has training rows in each fold's fit.
+#'   name a `seed`: the folds are drawn under it), unless `folds` is given.
+#'   For classes the folds are stratified: each class's rows are dealt to the
+#'   folds in turn, in the order of the levels (so reordering the levels of
+#'   `y` gives other folds from the same seed), so that every class of two
+#'   rows or more has training rows in each fold's fit.
 #' @param folds Optional fold number of each row, for `lambda = "cv"` (for
 #'   the formula method, an expression evaluated in `data`, whose rows
 #'   `subset` and `na.action` drop with the others, as for `weights`).
@@ -481,7 +485,8 @@
 #'   `coefficients` (a `n_features x k` matrix), `intercept`, `lambda`, the
 #'   candidates with their scores (`path`), response information, training
 #'   figures, timings, the conjugate-gradient report for [rbin()] maps
-#'   (`solver`) and the call. It can be saved with [saveRDS()].
+#'   (`solver`), the seed of a map built by name (`seed`, given or drawn;
+#'   NULL for a given map) and the call. It can be saved with [saveRDS()].
 #' @seealso [predict.kitchen_krr()], [rff()], [fastfood()], [rbin()], [chunked()].
 #' @export
 #' @examples
@@ -526,8 +531,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   if (!is.null(folds) && !missing(n_folds)) {
     cli::cli_warn("{.arg n_folds} is not used: {.arg folds} gives the folds.")
   }
-  given_seed <- if (is.character(features)) list(...)$seed  # the user's, not map_seed_drawn()'s
   map_args <- map_seed_drawn(features, list(...))
+  fit_seed <- map_args$seed  # given or drawn: it drives every random step of the fit
   # Rows weighted 0 take no part in the map, the searches or the folds
   # either: the fit is the one without them (R/krr_formula.R, weights).
   kept <- weighted_rows(weights)
@@ -550,8 +555,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
   isotropic <- NULL
   if (identical(sigma, "ard")) {
-    # under the map's given seed too: the same call, the same fit
-    ard <- with_stream_restored(with_seed(derived_seed(given_seed),
+    # under the map's seed too: the same call and seed, the same fit
+    ard <- with_stream_restored(with_seed(derived_seed(fit_seed),
                                           ard_map(map, weighted$x, weighted$y, weighted$w,
                                                   backend)))  # R/ard.R
     sigma <- NULL
@@ -582,8 +587,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   note_cv_for_gcv(lambda, binned, logistic, n_folds)  # R/default_lambda.R
   by_cv <- identical(lambda, "cv") ||
     ((binned || logistic) && !(is.numeric(lambda) && length(lambda) == 1))
-  # A seed given for the map fixes the folds too: the same call, the same fit.
-  fold_seed <- if (is.null(folds)) given_seed
+  # The map's seed fixes the folds too: the same call and seed, the same fit.
+  fold_seed <- if (is.null(folds)) fit_seed
   strata <- if (response$type == "class") max.col(response$y, "first")  # folds by class
   folds <- if (by_cv) with_seed(derived_seed(fold_seed), krr_folds(folds, nrow(x), n_folds, kept, strata))
   # Class probabilities are calibrated on held-out scores (class_calibration(),
@@ -627,6 +632,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   fit <- warn_if_interpolating(new_krr_fit(search, folds, response, nrow(x), colnames(x),
                                            started, call), search$solution$effective_df)
   fit$ard <- ard$report
+  fit$seed <- fit_seed
   if (isTRUE(search$solution$dual)) fit$dual <- TRUE  # for summary()
   fit$loss <- loss
   fit$logistic <- search$solution$logistic
@@ -814,12 +820,13 @@ krr_features <- function(features, x, ..., call = rlang::caller_env()) {
 }
 
 # The arguments of a map built by name, with a seed drawn from R's stream
-# (one number) when none is given. The map's draws and the bandwidth search
-# then run under that seed, as with a given one, and the folds come next from
-# the stream: neither the folds nor the search's rows and frequencies depend
-# on the number of features, so fits with 1000 and 4000 features differ
-# only by their maps (before, on mtcars's 24 rows, each size had its own
-# folds and its own bandwidth).
+# (one number) when none is given. The map's draws, the bandwidth searches
+# and the folds then run under that seed, as with a given one: the fit keeps
+# it (`fit$seed`), so that it can be made again from the saved object, and
+# neither the folds nor the search's rows and frequencies depend on the
+# number of features, so fits with 1000 and 4000 features differ only by
+# their maps (before, on mtcars's 24 rows, each size had its own folds and
+# its own bandwidth).
 map_seed_drawn <- function(features, args) {
   if (is.character(features) && is.null(args$seed)) {
     args$seed <- sample.int(.Machine$integer.max, 1L)

@@ -100,6 +100,7 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
   fit <- warn_if_interpolating(new_krr_fit(search, if (by_cv) seq_len(n_folds), response,
                                            length(weights), col_names, started, call))
   fit$ard <- ard$report
+  fit$seed <- seed
   fit$weights <- if (has_weights) weights
   if (!logistic && identical(response$type, "class")) {
     # for predict(type = "prob"), as in memory (R/calibration.R)

@@ -25,8 +25,8 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     }
   }
   backend <- with_progress(backend_settings(n_threads), verbose)  # this process's; the chunks' in `engine`
-  given_seed <- if (is.character(features)) list(...)$seed  # the user's, as in memory
   map_args <- map_seed_drawn(features, list(...))
+  fit_seed <- map_args$seed  # given or drawn, as in memory
   map <- chunked_map(features, x, map_args)
   if ((is.null(sigma) || identical(sigma, "ard")) && bandwidth_left_to_krr_fit(features, map, ...)) {
     # As in memory (R/default_bandwidth.R), on the first chunks' rows.
@@ -52,12 +52,12 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
     check_count(max_iter)
     search <- binned_search_by_default(sigma, features, map, ..., loss = loss, lambda = lambda)
     return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, backend, verbose,
-                              engine, call, loss, given_seed, search))  # R/krr_binned_chunked.R
+                              engine, call, loss, fit_seed, search))  # R/krr_binned_chunked.R
   }
   ard <- NULL
   if (identical(sigma, "ard")) {
-    # as in memory (R/krr.R): under the map's given seed, the stream untouched
-    ard <- with_stream_restored(with_seed(derived_seed(given_seed),
+    # as in memory (R/krr.R): under the map's seed, the stream untouched
+    ard <- with_stream_restored(with_seed(derived_seed(fit_seed),
                                           ard_map_chunked(map, x, backend)))  # R/ard.R
     map <- ard$map
     sigma <- NULL
@@ -89,6 +89,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
                                            info$response, search$stats$rows, info$col_names,
                                            started, call))
   fit$ard <- ard$report
+  fit$seed <- fit_seed
   # nobs(): rows of non-zero weight (chunked fits keep no weights)
   fit$observed_rows <- search$stats$positive_rows
   if (logistic) {

@@ -555,6 +555,10 @@ print.summary.kitchen_krr <- function(x, ...) {
                          "dropped (not better by one standard error; one bandwidth for all columns)")
              })
     },
+    "seed" = if (!is.null(fit[["seed"]])) {
+      sprintf("%d (of the map built by name; update(fit, seed = fit$seed) makes this fit again)",
+              fit[["seed"]])
+    },
     "solver" = if (!is.null(fit$logistic)) NULL else if (isTRUE(fit[["dual"]])) {
       "eigendecomposition of the rows' n x n Gram matrix ZZ' (dual path: fewer rows than features)"
     } else if (is.null(fit$solver)) "eigendecomposition / Cholesky of Z'Z" else

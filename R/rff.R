@@ -53,7 +53,10 @@
 #'   `x` is a dimension.
 #' @param seed `NULL` to draw from R's random stream (so [set.seed()] before
 #'   the call reproduces the map), or a whole number used locally without
-#'   disturbing the stream.
+#'   disturbing the stream (`.Random.seed` and the generator kinds are
+#'   restored; only under `RNGkind(normal.kind = "Box-Muller")` is the
+#'   caller's next normal deviate lost, a cache outside `.Random.seed` that
+#'   R clears on any `set.seed()`).
 #' @param orthogonal `FALSE` for independent frequencies. `TRUE` for
 #'   orthogonal random features (Yu et al. 2016): the frequencies come in
 #'   blocks of `d` mutually orthogonal directions (the Q factor of a Gaussian

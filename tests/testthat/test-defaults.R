@@ -250,14 +250,39 @@ test_that("a map built by name takes one seed from the stream: folds and bandwid
   large <- fit_and_next_draw(256)
   expect_identical(small$next_draw, large$next_draw)          # the same draws from the stream
   expect_identical(small$fit$map$kernel$sigma, large$fit$map$kernel$sigma)
-  # The same fit as with that seed given and the folds drawn next.
+  # The same fit as with that seed given (folds drawn under it), which the
+  # fit keeps: update() with it makes the fit again from the object alone.
   set.seed(9)
   seed <- sample.int(.Machine$integer.max, 1L)
-  folds <- sample(rep_len(1:5, 200))
-  given <- krr_fit(x, y, features = "rff", n_features = 64, seed = seed, folds = folds,
-                   n_threads = 1, verbose = FALSE)
+  expect_identical(small$fit$seed, seed)
+  given <- krr_fit(x, y, features = "rff", n_features = 64, seed = seed, n_threads = 1,
+                   verbose = FALSE)
   expect_identical(given$coefficients, small$fit$coefficients)
   expect_identical(given$map$kernel$sigma, small$fit$map$kernel$sigma)
+  set.seed(123)  # anywhere in the stream
+  # (the call's n_features = D was fit_and_next_draw()'s)
+  again <- update(small$fit, seed = small$fit$seed, n_features = 64)
+  expect_identical(again$coefficients, small$fit$coefficients)
+  expect_identical(again$lambda, small$fit$lambda)
+  expect_false(identical(update(small$fit, n_features = 64)$seed, small$fit$seed))  # a new draw
+  expect_match(capture.output(summary(small$fit)), sprintf("seed +: %d \\(of the map", seed),
+               all = FALSE)
+  expect_null(krr_fit(x, y, small$fit$map, lambda = 1, n_threads = 1)$seed)  # a given map
+  # Classes (stratified folds) and per-column bandwidths (their own search)
+  # too; with chunked data, whose folds are whole chunks, the seed is kept.
+  classes <- factor(ifelse(y > 0, "up", "down"))
+  set.seed(10)
+  fit <- krr_fit(x, classes, features = "rff", n_features = 32, sigma = "ard", n_threads = 1,
+                 verbose = FALSE)
+  again <- update(fit, seed = fit$seed)
+  expect_identical(again$map, fit$map)
+  expect_identical(predict(again, x, type = "prob"), predict(fit, x, type = "prob"))
+  chunks <- chunked(lapply(1:2, function(i) list(x = x[(1:100) + 100 * (i - 1), ],
+                                                  y = y[(1:100) + 100 * (i - 1)])))
+  set.seed(11)
+  fit <- krr_fit(chunks, "rff", n_features = 32, lambda = "cv", n_folds = 2, n_threads = 1,
+                 verbose = FALSE, parallel = "none")
+  expect_identical(update(fit, seed = fit$seed)$coefficients, fit$coefficients)
 })
 
 test_that("the lambda grid follows the kernel, not the number of features beyond the rows", {
