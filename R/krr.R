@@ -15,6 +15,15 @@
 #' R's BLAS and `"eigen"` kitchen's own code. The intercept is not penalised: features and
 #' responses are centred.
 #'
+#' Memory is set by `D x D` matrices, not by the rows: a fit holds 3 (a
+#' given `lambda` or GCV; one more per bandwidth candidate), `n_folds` + 2
+#' with lambda by CV, or twice `n_folds` + 1 with several bandwidth
+#' candidates (their two finalists' folds), 8 bytes per entry (`n x n` on
+#' the dual path below). Before reading the data, a fit that would need
+#' more than the memory the system has available (where it says: Linux) is
+#' refused, naming the argument to change; 12,000 features with 5-fold CV
+#' take about 8 GB.
+#'
 #' **What the defaults do, and why.** With every default (`lambda = "cv"`,
 #' a map named by `features` with 1000 features, or 100 grids, built with
 #' `clip = TRUE`), a fit is meant to be safe on any data set, at a cost of
@@ -599,6 +608,16 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   calibration_in_pass <- is.null(folds) && response$type == "class" && !logistic && !binned &&
     solver == "direct" && length(sigmas) == 1
   pass_folds <- if (calibration_in_pass) calibration_folds(nrow(x)) else folds
+  # Far fewer rows than features: n x n algebra on the held features
+  # (R/krr_dual.R), the same fit.
+  dual <- !logistic && !binned && dual_path_chosen(map, nrow(x), solver)
+  squares <- if (dual) list(size = nrow(x), arg = "x", noun = "rows") else
+    list(size = map$n_features, arg = if (is.character(features)) "n_features" else "features",
+         noun = "features")
+  if (!logistic && !binned && solver == "direct") {
+    check_fit_memory(squares$size, square_matrices_held(if (by_cv) max(folds), length(sigmas)),
+                     squares$arg, squares$noun)  # R/fit_memory.R
+  }
 
   started <- proc.time()[["elapsed"]]
   if (logistic && binned) {
@@ -619,13 +638,10 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                                       classify = response$type == "class",
                                       baseline = isotropic)  # R/krr_binned_search.R
   } else {
-    # Far fewer rows than features: n x n algebra on the held features
-    # (R/krr_dual.R), the same fit.
-    dual <- dual_path_chosen(map, nrow(x), solver)
-    search <- krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
+    search <- with_memory_hint(krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       if (dual) return(dual_statistics(candidate, x, response$y, backend, folds, weights))
       krr_statistics(candidate, x, response$y, block_size, backend, verbose, pass_folds, weights)
-    }, backend, primal = !dual)
+    }, backend, primal = !dual), squares$size, squares$arg, squares$noun)
   }
   search <- unscale_search(unshift_search(search, shifted$shift), y_scale)  # R/response_scale.R
   if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R

@@ -69,16 +69,22 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
   here <- rlang::current_env()  # errors from the pass name krr_fit()
   first_pass <- new.env()  # what each chunk held, to check later passes against
 
+  features_arg <- if (is.character(features)) "n_features" else "features"
+  if (!logistic) {
+    check_fit_memory(map$n_features, square_matrices_held(fold_count, length(sigmas)),
+                     features_arg, "features")  # R/fit_memory.R
+  }
+
   started <- proc.time()[["elapsed"]]
   search <- if (logistic) {
     check_positive(tol)
     check_count(max_iter)
     chunked_logistic_fit(x, map, sigmas, lambda, fold_count, tol, max_iter, block_size, engine,
                          verbose, here)  # R/krr_logistic_chunked.R
-  } else krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
+  } else with_memory_hint(krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
     chunked_statistics(x, candidate, fold_count, block_size, engine, verbose, call = here,
                        first_pass = first_pass)
-  }, backend)
+  }, backend), map$n_features, features_arg, "features")
   if (!logistic) {
     y_shift <- (search$stats$y_shift %||% 0) / search$stats$y_scale
     search <- unscale_search(unshift_search(search, y_shift), search$stats$y_scale)  # R/response_scale.R
