@@ -17,7 +17,7 @@
 #'
 #' Memory is set by `D x D` matrices, not by the rows: a fit holds 3 (a
 #' given `lambda` or GCV; one more per bandwidth candidate), `n_folds` + 2
-#' with lambda by CV, or twice `n_folds` + 1 with several bandwidth
+#' with lambda by CV, or 2 (`n_folds` + 1) with several bandwidth
 #' candidates (their two finalists' folds), 8 bytes per entry (`n x n` on
 #' the dual path below). Before reading the data, a fit that would need
 #' more than the memory the system has available (where it says: Linux) is
