@@ -329,7 +329,13 @@
 #' `lambda = "cv"`, whole chunks are assigned to folds in turn (chunk `i` to
 #' fold `(i - 1) %% n_folds + 1`), so there must be at least `n_folds`
 #' chunks, and chunks of no rows must not leave a fold with none; `folds`
-#' cannot be given. When `lambda` is not given, chunked data
+#' cannot be given. That is grouped CV: when the chunks differ from each
+#' other (rows stored by region or date), a held-out chunk is predicted
+#' worse than a held-out row, and a dense fit warns when CV's best error is
+#' over 1.2 times GCV's and their lambdas differ tenfold (CoverType in its
+#' file order: lambda 41 against 0.014, 20.5% test error against 18.7%);
+#' spread such rows across the chunks at random, or use `lambda = "gcv"`,
+#' unless the groups are meant. When `lambda` is not given, chunked data
 #' use CV if the number of chunks is known to be at least `n_folds` (a list
 #' or files), else GCV, with a message. The response of chunked data is not
 #' rescaled before scoring (its size is only known after the pass).
