@@ -176,10 +176,11 @@ fit_input <- function(object, newdata, arg = rlang::caller_arg(newdata),
 # Refuses, with the memory it would need, a map whose numbers (or whose
 # features) would pass max_dense_entries, as krr_fit() refuses a large Z'Z.
 # `arg`: the argument to blame (see size_arg()).
-check_map_size <- function(entries, what, arg, call = rlang::caller_env()) {
+check_map_size <- function(entries, what, arg, call = rlang::caller_env(),
+                           hint = "Use fewer input columns, features or grids.") {
   if (entries > max_dense_entries) {
     abort_arg(c("{.arg {arg}} is too large: {what} would need {gigabytes(entries)} GB (more than 2^31 - 1 numbers).",
-                i = "Use fewer input columns, features or grids."), call = call)
+                i = hint), call = call)
   }
 }
 

@@ -94,7 +94,8 @@ nystrom <- function(x, n_centers, kernel = "gaussian", sigma = NULL,
   if (n_centers > nrow(x)) {
     abort_arg("{.arg n_centers} must be at most the number of rows of {.arg x} ({nrow(x)}), not {n_centers}.")
   }
-  check_map_size(as.double(n_centers)^2, "The n_centers x n_centers matrix K_CC", "n_centers")
+  check_map_size(as.double(n_centers)^2, "The n_centers x n_centers matrix K_CC", "n_centers",
+                 hint = "Use fewer centers: a few thousand usually approximate the kernel well.")
 
   with_seed(seed, {
     setup <- map_setup(x, scale, kernel, sigma_given)

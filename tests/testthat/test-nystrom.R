@@ -114,6 +114,9 @@ test_that("bad arguments are refused, naming them", {
   x <- matrix(rnorm(20 * 2), 20, 2)
   expect_error(nystrom(x, 21), "n_centers.*at most")
   expect_error(nystrom(x, 0), "n_centers")
+  # K_CC past 2^31 - 1 entries: the hint is about centers, not columns or grids
+  many <- matrix(0, 46341, 1)
+  expect_error(nystrom(many, 46341), "Use fewer centers", class = "kitchen_error_argument")
   expect_error(nystrom(2, 5, sigma = 1), "x.*data")
   expect_error(nystrom(x, 5, centers = "random"), "centers")
   expect_error(nystrom(x, 5, sigma = c(1, 2, 3)), "sigma")
