@@ -126,7 +126,8 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
                            weights, patience = 2, use_folds = seq_len(max(folds)),
                            cv_tol = 1e-3, cv_iter = 50, gain = 1e-3, top = NULL, start = NULL,
                            classify = FALSE,
-                           keep_scores = classify && length(use_folds) == max(folds)) {
+                           keep_scores = classify && length(use_folds) == max(folds),
+                           label = "Cross-validating lambda") {
   lambdas <- if (is.character(lambda)) binned_lambdas(sum(weights), n_features, top) else
     sort(lambda, decreasing = TRUE)
   systems <- lapply(use_folds, function(k) binned_system(ops, weights * (folds != k), value))
@@ -139,7 +140,7 @@ binned_cv_path <- function(ops, y, folds, value, n_features, lambda, tol, max_it
   cv <- mse <- rep(NA_real_, length(lambdas))
   cv_tol <- max(tol, cv_tol)
   scored <- sum(weights[folds %in% use_folds])
-  bar <- if (verbose) cli::cli_progress_bar("Cross-validating lambda", total = length(lambdas), clear = TRUE)
+  bar <- if (verbose) cli::cli_progress_bar(label, total = length(lambdas), clear = TRUE)
   for (l in seq_along(lambdas)) {
     sse <- squares <- 0
     for (f in seq_along(use_folds)) {

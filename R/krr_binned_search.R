@@ -55,8 +55,12 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
     cols <- timed(bins$columns(candidate))
     value <- 1 / sqrt(candidate$n_grids)
     ops <- binned_ops(cols, value, candidate$n_features, backend)
+    # (a bar per candidate: say which, since they stop early at unknown points)
+    label <- sprintf("Screening sigma = %s on fold 1",
+                     format(bandwidth_level(candidate$kernel$sigma), digits = 3))
     path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
-                           verbose, weights_all, use_folds = 1L, top = top, classify = classify)
+                           verbose, weights_all, use_folds = 1L, top = top, classify = classify,
+                           label = label)
     at <- binned_best(path)
     # with misclassification scores, the squared error breaks ties
     tie <- if (classify) path$cv_mse[at]

@@ -118,3 +118,23 @@ test_that("CV folds, bandwidth candidates and calibration folds have bars of the
   expect_length(created(logged(krr_fit(toy$x, label, map, lambda = "cv", folds = rep(1:3, 200),
                                        verbose = FALSE, n_threads = 1))), 0)
 })
+
+test_that("rbin's bandwidth screen names the candidate each bar belongs to", {
+  # Each candidate's fold-1 path has a bar, which stops early at a point
+  # not known ahead (an at-scale tour saw unnamed bars restart).
+  toy <- progress_toy()
+  map <- rbin(toy$x, 10, seed = 1)
+  labels <- new.env()
+  suppressMessages(trace("binned_cv_path", bquote(assign(label, TRUE, envir = .(labels))),
+                         where = asNamespace("kitchen"), print = FALSE))
+  on.exit(suppressMessages(untrace("binned_cv_path", where = asNamespace("kitchen"))))
+  with_bars_drawn({
+    fit <- krr_fit(toy$x, toy$y, map, sigma = c(0.5, 1, 2), lambda = "cv", verbose = TRUE,
+                   n_threads = 1)
+  })
+  for (sigma in c("0.5", "1", "2")) {
+    expect_true(exists(sprintf("Screening sigma = %s on fold 1", sigma), envir = labels,
+                       inherits = FALSE))
+  }
+  expect_true(exists("Cross-validating lambda", envir = labels, inherits = FALSE))  # the choice's folds
+})
