@@ -15,14 +15,17 @@
 #' R's BLAS and `"eigen"` kitchen's own code. The intercept is not penalised: features and
 #' responses are centred.
 #'
-#' Memory is set by `D x D` matrices, not by the rows: a fit holds 3 (a
-#' given `lambda` or GCV; one more per bandwidth candidate), `n_folds` + 2
-#' with lambda by CV, or 2 (`n_folds` + 1) with several bandwidth
-#' candidates (their two finalists' folds), 8 bytes per entry (`n x n` on
-#' the dual path below). Before reading the data, a fit that would need
-#' more than the memory the system has available (where it says: Linux) is
-#' refused, naming the argument to change; 12,000 features with 5-fold CV
-#' take about 8 GB.
+#' Memory is set by `D x D` matrices, not by the rows: a least-squares fit
+#' holds 3 (a given `lambda` or GCV; one more per bandwidth candidate),
+#' `n_folds` + 2 with lambda by CV or for a classifier's calibration, or 2
+#' (`n_folds` + 1) with several bandwidth candidates (their two finalists'
+#' folds), 8 bytes per entry (on the dual path below, `n x n` ones and the
+#' rows' features). Before its passes over the data (after building the
+#' map and any bandwidth search on a subsample), a fit that would need more
+#' than the memory the system has available (where it says: Linux, within
+#' a cgroup's limit) is refused, naming the argument to change;
+#' `options(kitchen.memory_check = FALSE)` skips the check. 12,000 features
+#' with 5-fold CV take about 8 GB.
 #'
 #' **What the defaults do, and why.** With every default (`lambda = "cv"`,
 #' a map named by `features` with 1000 features, or 100 grids, built with
@@ -331,11 +334,12 @@
 #' chunks, and chunks of no rows must not leave a fold with none; `folds`
 #' cannot be given. That is grouped CV: when the chunks differ from each
 #' other (rows stored by region or date), a held-out chunk is predicted
-#' worse than a held-out row, and a dense fit warns when CV's best error is
-#' over 1.2 times GCV's and their lambdas differ tenfold (CoverType in its
-#' file order: lambda 41 against 0.014, 20.5% test error against 18.7%);
-#' spread such rows across the chunks at random, or use `lambda = "gcv"`,
-#' unless the groups are meant. When `lambda` is not given, chunked data
+#' worse than a held-out row, and a dense fit warns when, at CV's lambda,
+#' its error is over 1.2 times GCV's estimate (per unit of weight, where
+#' the effective df are at most 5% of the rows) and GCV's own lambda is
+#' ten times smaller (CoverType in its file order: lambda 41 against 0.014,
+#' 20.5% test error against 18.7%); spread such rows across the chunks at
+#' random, unless the groups are meant. When `lambda` is not given, chunked data
 #' use CV if the number of chunks is known to be at least `n_folds` (a list
 #' or files), else GCV, with a message. The response of chunked data is not
 #' rescaled before scoring (its size is only known after the pass).
@@ -617,13 +621,9 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   # Far fewer rows than features: n x n algebra on the held features
   # (R/krr_dual.R), the same fit.
   dual <- !logistic && !binned && dual_path_chosen(map, nrow(x), solver)
-  squares <- if (dual) list(size = nrow(x), arg = "x", noun = "rows") else
-    list(size = map$n_features, arg = if (is.character(features)) "n_features" else "features",
-         noun = "features")
-  if (!logistic && !binned && solver == "direct") {
-    check_fit_memory(squares$size, square_matrices_held(if (by_cv) max(folds), length(sigmas)),
-                     squares$arg, squares$noun)  # R/fit_memory.R
-  }
+  need <- fit_memory_need(map, features, nrow(x), dual, if (!is.null(pass_folds)) max(pass_folds),
+                          length(sigmas), response$type != "class")  # R/fit_memory.R
+  if (!logistic && !binned && solver == "direct") check_fit_memory(need)
 
   started <- proc.time()[["elapsed"]]
   if (logistic && binned) {
@@ -647,7 +647,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     search <- with_memory_hint(krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       if (dual) return(dual_statistics(candidate, x, response$y, backend, folds, weights))
       krr_statistics(candidate, x, response$y, block_size, backend, verbose, pass_folds, weights)
-    }, backend, primal = !dual), squares$size, squares$arg, squares$noun)
+    }, backend, primal = !dual), need)
   }
   search <- unscale_search(unshift_search(search, shifted$shift), y_scale)  # R/response_scale.R
   if (!is.null(isotropic)) ard$report <- binned_ard_verdict(ard$report, search, folds)  # R/ard.R

@@ -140,6 +140,7 @@ logLik.kitchen_krr <- function(object, ...) {
   df <- chosen_df(object)
   if (identical(object[["loss"]], "logistic")) {
     value <- -stats::deviance(object) / 2
+    df <- NA_real_  # not computed (an intercept-only fit's path says 0: its intercepts count)
   } else {
     if (object$response$type != "vector") {
       abort_arg(c("{.fn logLik} is the Gaussian log-likelihood of a fit to one numeric response.",
@@ -592,7 +593,7 @@ print_confusion <- function(confusion) {
   cat("\n", what, ":\n", sep = "")
   counts <- unclass(confusion)
   attr(counts, "rows") <- NULL
-  print(if (all(counts == round(counts))) round(counts) else round(counts, 2))
+  print(if (all(counts == round(counts))) round(counts) else signif(counts, 3))
   invisible()
 }
 

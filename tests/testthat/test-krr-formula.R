@@ -235,6 +235,12 @@ test_that("logLik(), AIC() and BIC(): lm()'s Gaussian likelihood with the effect
   logistic <- krr_fit(Species ~ ., iris, loss = "logistic", lambda = 0.1, n_features = 60,
                       seed = 1, n_threads = 1, verbose = FALSE)
   expect_equal(as.numeric(logLik(logistic)), -deviance(logistic) / 2)
+  # constant features: an intercept-only logistic fit, whose path says df 0
+  flat <- matrix(1, 60, 1)
+  intercepts <- krr_fit(flat, factor(rep(c("a", "b", "b"), 20)), rff(flat, 10, sigma = 1, seed = 1),
+                        loss = "logistic", lambda = 0.1, n_threads = 1, verbose = FALSE)
+  expect_true(is.na(attr(logLik(intercepts), "df")))
+  expect_equal(as.numeric(logLik(intercepts)), 20 * log(1 / 3) + 40 * log(2 / 3), tolerance = 1e-6)
   classes <- krr_fit(Species ~ ., iris, n_features = 60, seed = 1, n_threads = 1, verbose = FALSE)
   expect_error(logLik(classes), "logistic", class = "kitchen_error_argument")
   two <- krr_fit(cbind(mpg, qsec) ~ wt + hp, mtcars, n_features = 60, seed = 1, n_threads = 1,
