@@ -8,13 +8,14 @@
 # The number of D x D (dual path: n x n) matrices a least-squares fit holds
 # at its peak, a lower bound measured by bench/fit-memory.R at D = 4000
 # (given lambda or GCV 3.1; GCV over four bandwidths 6.2; 5-fold CV 7.6; CV
-# over four bandwidths, whose two finalists' statistics are kept together,
-# 12.7). `n_folds`: the folds whose statistics the pass gathers (CV's, or a
+# over four bandwidths, whose `bandwidth_finalists` (two) finalists'
+# statistics are kept together, 12.7). `n_folds`: the folds whose
+# statistics the pass gathers (CV's, or a
 # classifier's calibration folds), NULL for none; without CV every
 # bandwidth candidate's statistics are kept (R/krr_bandwidth_search.R).
 square_matrices_held <- function(n_folds, n_candidates) {
   if (is.null(n_folds)) return(n_candidates + 2)
-  if (n_candidates > 1) 2 * (n_folds + 1) else n_folds + 2
+  if (n_candidates > 1) bandwidth_finalists * (n_folds + 1) else n_folds + 2
 }
 
 # What a dense least-squares fit will hold: `count` square matrices of
@@ -26,7 +27,7 @@ fit_memory_need <- function(map, features, n_rows, dual, n_folds, n_candidates,
                             regression) {
   count <- square_matrices_held(n_folds, n_candidates)
   size <- if (dual) n_rows else map$n_features
-  kept <- if (is.null(n_folds)) n_candidates else min(n_candidates, 2)
+  kept <- if (is.null(n_folds)) n_candidates else min(n_candidates, bandwidth_finalists)
   list(count = count, size = size, dual = dual, n_features = map$n_features, n_rows = n_rows,
        entries = count * as.double(size)^2 +
          if (dual) 2 * kept * as.double(n_rows) * map$n_features else 0,

@@ -97,7 +97,7 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
   fit$seed <- fit_seed
   # nobs(): rows of non-zero weight (chunked fits keep no weights)
   fit$observed_rows <- search$stats$positive_rows
-  warn_if_chunks_differ(fit$path, fit$lambda, fit$observed_rows %||% fit$n, fit$total_weight)
+  warn_if_chunks_differ(fit$path, fit$lambda, observed_rows(search$stats), fit$total_weight)
   if (logistic) {
     fit$loss <- loss
     fit$logistic <- search$solution$logistic
