@@ -357,8 +357,10 @@
 #'
 #' A factor `y` is coded one-vs-rest (+1 / -1 columns) and solved by least
 #' squares, as in the paper. For `predict(type = "prob")`, a small multinomial
-#' logistic model (with a ridge penalty of `1e-3` on its slopes, so that
-#' separable scores still give finite coefficients) maps the scores to
+#' logistic model (with a small ridge penalty on its slopes, so that
+#' separable scores still give finite coefficients: `2e-3` times their sum
+#' of squares about the classes' mean slope, `1e-3 * b^2` for two classes,
+#' which does not depend on the order of the levels) maps the scores to
 #' probabilities, fitted on each training
 #' row's held-out score at the chosen lambda (the CV folds' fits, or with a
 #' given lambda or GCV five interleaved folds, row `i` in fold

@@ -18,7 +18,7 @@
 #'   probabilities (an n x K matrix whose rows sum to 1, the classes as
 #'   column names): those of the model for `loss = "logistic"` fits, and
 #'   for least-squares fits a multinomial logistic calibration of the
-#'   one-vs-rest scores (ridge penalty `1e-3` on its slopes). With more
+#'   one-vs-rest scores (a small ridge penalty on its slopes, see [krr_fit()]). With more
 #'   than 30 classes, or with 3 or more and fewer than 10 rows (of those it
 #'   is fitted on) per coefficient of that model (`(K + 1)(K - 1)` of them), each class's link
 #'   is on its own score alone, "vector scaling" (the full model's cost

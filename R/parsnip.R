@@ -46,7 +46,7 @@
 #' loss, kitchen fits one-vs-rest least-squares scores (near +1 for the
 #' class, -1 otherwise) and `"prob"` is what [predict.kitchen_krr()] gives
 #' for `type = "prob"`: a multinomial logistic calibration of the scores
-#' (ridge penalty `1e-3` on its slopes), fitted on each training row's cross-validated score. A fit without that
+#' (a small ridge penalty on its slopes, see [krr_fit()]), fitted on each training row's cross-validated score. A fit without that
 #' calibration (`solver = "falkon"`) gives the softmax of the scores,
 #' `exp(s_k) / sum_j exp(s_j)`, which ranks the rows like the scores (enough
 #' for ROC curves and their AUC) but whose values are not the chances of

@@ -82,11 +82,48 @@ test_that("the calibration reaches the penalised minimum of the multinomial log-
     design <- cbind(1, inputs)
     p <- softmax_rows(design %*% coefficients)
     onehot <- outer(case$labels, seq_len(classes), "==") * 1
-    theta <- coefficients[, -1]
-    ridge <- c(0, rep(1e-3, ncol(inputs)))
-    gradient <- crossprod(design, case$weights * (p - onehot))[, -1] + 2 * ridge * theta
-    expect_lt(max(abs(gradient)), 1e-6 * sum(case$weights))
+    # the penalty 2e-3 * sum_k ||b_k - mean b||^2 over all classes' slopes
+    slopes <- coefficients * c(0, rep(1, ncol(inputs)))
+    gradient <- crossprod(design, case$weights * (p - onehot)) + 4e-3 * (slopes - rowMeans(slopes))
+    expect_lt(max(abs(gradient[, -1])), 1e-6 * sum(case$weights))
   }
+})
+
+test_that("the calibration does not depend on the order of the classes", {
+  for (classes in c(2, 3, 6)) {
+    case <- calibration_case(n = 400, classes = classes, seed = 9)
+    scores <- case$inputs + 2 * outer(case$labels, seq_len(classes), "==")
+    probabilities <- function(order) {
+      s <- scores[, order, drop = FALSE]
+      if (classes == 2) s[, 1] <- -s[, 2]  # two classes: opposite scores, as the fit's
+      labels <- match(case$labels, order)
+      cf <- fit_calibration(calibration_inputs(s), labels, case$weights, backend_settings(1L))
+      calibrated_probabilities(s, cf, NULL)[, order(order), drop = FALSE]
+    }
+    reference <- probabilities(seq_len(classes))
+    for (seed in 1:3) {
+      set.seed(seed)
+      expect_equal(probabilities(sample(classes)), reference, tolerance = 1e-8)
+    }
+  }
+})
+
+test_that("a relevelled factor gives the same fit and probabilities", {
+  set.seed(3)
+  n <- 300
+  x <- matrix(runif(n * 2, -1, 1), n, 2)
+  y <- factor(c("a", "b", "c")[1 + (x[, 1] > 0) + (x[, 2] > 0.3)])
+  map <- rff(x, 30, sigma = 0.8, seed = 2)
+  folds <- rep_len(1:5, n)
+  fit <- krr_fit(x, y, map, lambda = "cv", folds = folds, n_threads = 1)
+  relevelled <- krr_fit(x, factor(y, levels = c("c", "a", "b")), map, lambda = "cv",
+                        folds = folds, n_threads = 1)
+  expect_equal(relevelled$lambda, fit$lambda)
+  new_x <- matrix(runif(40, -1, 1), 20, 2)
+  expect_equal(predict(relevelled, new_x, type = "prob")[, levels(y)],
+               predict(fit, new_x, type = "prob"), tolerance = 1e-8)
+  expect_identical(predict(relevelled, new_x, type = "class"),
+                   factor(predict(fit, new_x, type = "class"), levels = c("c", "a", "b")))
 })
 
 test_that("fewer than 10 rows per coefficient of the full model: each class's own score", {
