@@ -602,7 +602,6 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   # passes below and the fitted values take these rows as they are.
   x <- map_input(map, x, arg = "x", checked = TRUE)
   warn_unused_columns(given_columns, map$col_names)  # (a missing one was an error)
-  if (!binned) check_gram_size(map$n_features, features)
   # Sparse maps have no eigendecomposition, and the logistic loss no GCV:
   # every lambda choice is by CV.
   note_cv_for_gcv(lambda, binned, logistic, n_folds)  # R/default_lambda.R
@@ -623,6 +622,10 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   # Far fewer rows than features: n x n algebra on the held features
   # (R/krr_dual.R), the same fit.
   dual <- !logistic && !binned && dual_path_chosen(map, nrow(x), solver)
+  # The dual paths hold the n x D features and n x n matrices, never Z'Z
+  # (refused past 46,340 features even for 150 rows before)
+  dual_logistic <- logistic && !binned && dual_path_chosen(map, nrow(x), "direct", dual_logistic_pays)
+  if (!binned) check_gram_size(map$n_features, features, rows = if (dual || dual_logistic) nrow(x))
   need <- fit_memory_need(map, features, nrow(x), dual, if (!is.null(pass_folds)) max(pass_folds),
                           length(sigmas), response$type != "class")  # R/fit_memory.R
   if (!logistic && !binned && solver == "direct") check_fit_memory(need)
@@ -725,14 +728,16 @@ new_krr_fit <- function(search, folds, response, n, col_names, started, call) {
 
 # Z'Z is a dense D x D matrix (plus copies while solving): refused up front,
 # with the memory it would need, past max_dense_entries (as kernel_matrix()).
-# The error names what the user set: n_features for a map built by name
-# (`features` a name), else the map given as `features`.
-check_gram_size <- function(n_features, features, call = rlang::caller_env()) {
-  entries <- as.double(n_features)^2
+# On the dual path (`rows` given: R/krr_dual.R) the fit holds the n x D
+# features instead. The error names what the user set: n_features for a map
+# built by name (`features` a name), else the map given as `features`.
+check_gram_size <- function(n_features, features, rows = NULL, call = rlang::caller_env()) {
+  entries <- as.double(n_features) * if (is.null(rows)) n_features else rows
   if (entries > max_dense_entries) {
     what <- if (is.character(features)) "{.arg n_features} is {n_features}" else
       "{.arg features} has {n_features} features"
-    abort_arg(c(paste0(what, ": Z'Z would need {gigabytes(entries)} GB (more than 2^31 - 1 entries)."),
+    held <- if (is.null(rows)) "Z'Z" else "the {format_count(rows)} rows' features"
+    abort_arg(c(paste0(what, ": ", held, " would need {gigabytes(entries)} GB (more than 2^31 - 1 entries)."),
                 i = "Use fewer features, or {.fn rbin}, whose fits never form Z'Z."),
               call = call)
   }

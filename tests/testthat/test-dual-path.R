@@ -265,3 +265,22 @@ test_that("GCV on the primal path with more features than rows leaves interpolat
   expect_equal(searched$sigma_path, search_on(TRUE)$sigma_path, tolerance = 1e-6,
                ignore_attr = "paths")  # (their unscored candidates)
 })
+
+test_that("the dual path is not refused for a Z'Z it never forms (46,342 features, 30 rows)", {
+  s <- dual_data(n = 30)
+  map <- rff(s$x, 46342, sigma = 1.5, seed = 1)  # Z'Z: 2^31 + 3,622 entries
+  fit <- krr_fit(s$x, s$y, map, lambda = 0.05, n_threads = 2)
+  z <- predict(map, s$x)
+  z <- z - rep(colMeans(z), each = nrow(z))
+  k <- tcrossprod(z)
+  expected <- mean(s$y) + drop(k %*% solve(k + diag(0.05, 30), s$y - mean(s$y)))
+  expect_equal(unname(fitted(fit)), expected, tolerance = 1e-8)
+  # the logistic loss's dual path too
+  logistic <- krr_fit(s$x, s$classes, map, loss = "logistic", lambda = 0.05, n_threads = 2)
+  expect_equal(dim(predict(logistic, s$x, type = "prob")), c(30L, 3L))
+  # what the dual path holds is checked instead: the n x D features
+  expect_error(kitchen:::check_gram_size(8e5, "rff", rows = 3000),
+               "`n_features` is 8e+05: the 3,000 rows' features would need", fixed = TRUE,
+               class = "kitchen_error_argument")
+  expect_silent(kitchen:::check_gram_size(8e5, "rff", rows = 2000))
+})
