@@ -28,7 +28,8 @@
 #'   `x_j / sigma_j` at bandwidth 1, so a column with a large bandwidth
 #'   matters little). A map built with such a kernel needs one bandwidth per
 #'   column of its (rescaled) inputs; named bandwidths are matched to the
-#'   data's columns by name, unnamed ones by position.
+#'   data's columns by name (for data without column names, names `x1`,
+#'   `x2`, ... as [relevance()] gives), unnamed ones by position.
 #' @param nu Smoothness of the Matern kernel, a positive number.
 #' @return An object of class `kitchen_kernel`: a list with `name`, `sigma`
 #'   and, for the Matern kernel, `nu`.
@@ -186,11 +187,22 @@ check_bandwidth_length <- function(sigma, d, arg = "sigma", call = rlang::caller
 # The bandwidths in the order of the data's columns `col_names`, unnamed:
 # named ones are matched by name (as predict() matches new data to a map's
 # columns), so that `sigma = 1 / sort(relevance(fit))` keeps each column's
-# own; unnamed ones, or any for data without column names, by position.
+# own; for data without column names, names are those relevance() gives
+# (x1, x2, ...), and any others are not used (a warning says so). Unnamed
+# ones go by position.
 bandwidth_for_columns <- function(sigma, d, col_names, arg = "sigma",
                                   call = rlang::caller_env()) {
   check_bandwidth_length(sigma, d, arg = arg, call = call)
   given <- names(sigma)
+  if (length(sigma) > 1L && !is.null(given) && is.null(col_names)) {
+    col_names <- paste0("x", seq_len(d))  # relevance()'s labels
+    if (anyDuplicated(given) || !setequal(given, col_names)) {
+      cli::cli_warn(c("{.arg {arg}} has names but the data have no column names: its bandwidths go to the columns by position.",
+                      i = "Names {.val {col_names[1]}}, {.val {col_names[2]}}, ... (those {.fn relevance} gives) would be matched."),
+                    call = call)
+      return(unname(sigma))
+    }
+  }
   if (length(sigma) > 1L && !is.null(given) && !is.null(col_names)) {
     if (anyDuplicated(given) || !setequal(given, col_names)) {
       abort_arg(c("The names of {.arg {arg}} must be the column names of {.arg x}.",

@@ -128,7 +128,12 @@ sigma.kitchen_krr <- function(object, ...) {
   if (object$response$type != "vector" || identical(object[["loss"]], "logistic")) {
     abort_arg("{.fn sigma} is the residual standard deviation of a fit to one numeric response.")
   }
-  sqrt(stats::deviance(object) / stats::df.residual(object))
+  # scaled by the largest residual, so that y * 1e-170 (whose squares
+  # underflow) gives sigma * 1e-170, not 0
+  r <- training_residuals(object)
+  largest <- max(abs(r))
+  if (!is.finite(largest) || largest == 0) return(sqrt(stats::deviance(object) / stats::df.residual(object)))
+  largest * sqrt(sum((object$weights %||% 1) * (r / largest)^2) / stats::df.residual(object))
 }
 
 #' @rdname kitchen_krr-methods

@@ -35,8 +35,9 @@
 #' @param sigma Bandwidth, or `NULL` to take it from `kernel` when that is an
 #'   object, else from the data (see Details). A vector gives one bandwidth
 #'   per input column, in the units of the rescaled inputs (see [kernels]),
-#'   matched to the columns by name when it has names (and `x` column
-#'   names), else by position; it is kept, in the columns' order, as
+#'   matched to the columns by name when it has names (`x1`, `x2`, ... for
+#'   `x` without column names, as [relevance()] labels them), else by
+#'   position; it is kept, in the columns' order, as
 #'   `map$kernel$sigma`.
 #' @param type `"cos_sin"`: `n_features / 2` frequencies, `z(x) = [cos(Wx),
 #'   sin(Wx)] / sqrt(n_features / 2)`. `"cos_phase"`: `n_features`

@@ -310,8 +310,19 @@ test_that("named per-column bandwidths are matched to the columns by name", {
   expect_identical(rff(chunks, 20, sigma = shuffled, seed = 1)$kernel$sigma, in_order)
   expect_identical(kernel_matrix(x, kernel = kernel_gaussian(shuffled), n_threads = 1),
                    kernel_matrix(x, kernel = kernel_gaussian(in_order), n_threads = 1))
-  # Without column names in the data, by position.
-  expect_identical(builders$rff(unname(x), shuffled)$kernel$sigma, c(3, 1, 2))
+  # Without column names in the data, other names are not used (a warning
+  # says so): the bandwidths go by position.
+  expect_warning(by_position <- builders$rff(unname(x), shuffled), "no column names")
+  expect_identical(by_position$kernel$sigma, c(3, 1, 2))
+  # but relevance()'s labels x1, x2, ... are those columns' names, so that
+  # sigma = 1 / sort(relevance(map)) keeps each column's own
+  labelled <- c(x3 = 3, x1 = 1, x2 = 2)
+  for (build in builders) {
+    expect_identical(build(unname(x), labelled), build(unname(x), in_order))
+  }
+  expect_identical(rff(3, 20, sigma = labelled, seed = 1)$kernel$sigma, in_order)
+  map <- builders$rff(unname(x), c(0.5, 4, 1))
+  expect_identical(builders$rff(unname(x), 1 / sort(relevance(map)))$kernel$sigma, c(0.5, 4, 1))
   # Names that are not the columns are refused, naming the argument.
   expect_error(builders$rff(x, c(a = 1, b = 2, d = 3)), "names of `sigma`.*Not columns: \"d\"")
   expect_error(kernel_matrix(x, kernel = kernel_gaussian(c(a = 1, a = 2, b = 3))),

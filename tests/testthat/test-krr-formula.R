@@ -210,6 +210,14 @@ test_that("deviance(), df.residual(), sigma(), variable.names() and case.names()
   p <- fitted(logistic)
   expect_equal(deviance(logistic), -2 * sum(log(p[cbind(1:150, as.integer(iris$Species))])))
   expect_error(sigma(logistic), "one numeric response", class = "kitchen_error_argument")
+  # in the units of y, whatever they are: squares of y * 1e-170 underflow
+  for (k in c(1e-170, 1e154)) {
+    scaled <- mtcars
+    scaled$mpg <- scaled$mpg * k
+    refit <- krr_fit(mpg ~ wt + hp, scaled, n_features = 60, seed = 1, n_threads = 1,
+                     verbose = FALSE)
+    expect_equal(sigma(refit) / k, sigma(fit), tolerance = 1e-10)
+  }
 })
 
 test_that("logLik(), AIC() and BIC(): lm()'s Gaussian likelihood with the effective df", {
