@@ -23,6 +23,12 @@
 #' the setting: the thread pool does not survive a fork. Results are the
 #' same either way.
 #'
+#' Long calls stop soon after Ctrl-C, and the session stays usable. A time
+#' limit of [setTimeLimit()] that runs out inside kitchen's compiled code
+#' arrives the same way, as an interrupt rather than an error (as in any
+#' package that checks for interrupts through Rcpp): a service that catches
+#' time-outs needs `tryCatch(..., interrupt = )` beside `error =`.
+#'
 #' @param n_threads Number of threads: a whole number >= 1, or `NULL` for the
 #'   default (see [kitchen_threads()]). Results do not depend on it.
 #' @return The number of threads that would be used, an integer.

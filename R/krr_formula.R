@@ -38,6 +38,10 @@
 #'   [lm()] does), for [model.frame()], [model.matrix()] and `augment()`.
 #'   With `FALSE` they rebuild it from the fit's call, which needs the data
 #'   unchanged and where the call can find them; the fit is then smaller.
+#'   Either way, as with [lm()], the fit keeps the formula's environment
+#'   (in its `terms`), so a fit made inside a function saves that function's
+#'   local objects with it: fit where large objects are not held to keep
+#'   saved fits small.
 #' @importFrom rlang %||%
 #' @export
 krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, na.action,
@@ -154,7 +158,8 @@ formula_design <- function(terms, frame, contrasts = NULL) {
 
 # New data for a formula fit: the design matrix and the offset (or NULL), by
 # the training terms, factor levels and contrasts. Rows with NA become NA
-# predictions with the default na.pass, as in predict.lm().
+# predictions with the default na.pass, as in predict.lm(), and so do rows
+# with infinite values (whatever na.action).
 formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env()) {
   if (!is.data.frame(newdata) && !(is.list(newdata) && !is.object(newdata)) &&
       !is.environment(newdata)) {
@@ -177,7 +182,9 @@ formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env
   check_integer64(frame, "newdata", call)
   design <- formula_design(terms, frame, object$contrasts)
   offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata, call)
-  complete <- stats::complete.cases(design)
+  # Rows with infinite values (a value, or log(0) in the formula) predict NA
+  # too, as NA rows under na.pass: one such record failed a whole batch.
+  complete <- rowSums(!is.finite(design)) == 0
   list(x = design, offset = offset, complete = if (!all(complete)) complete)
 }
 

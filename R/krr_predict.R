@@ -44,7 +44,10 @@
 #' @param na.action For formula fits: what to do with rows of `newdata`
 #'   holding NA in the predictors. The default [na.pass()] predicts NA for
 #'   them, in their places, as [predict.lm()] does; [na.omit()] drops them.
-#'   (Matrix `newdata` must be free of NA.)
+#'   Rows with infinite values (given, or made by the formula, as `log(0)`)
+#'   predict NA in their places whatever `na.action`. (Matrix `newdata` must
+#'   be free of NA and infinite values, and a warning says `na.action` is
+#'   not used.)
 #' @param verbose Show a progress bar while predicting many rows (or many
 #'   chunks).
 #' @param ... Not used (a warning names them).
@@ -88,12 +91,15 @@ predict.kitchen_krr <- function(object, newdata, type = c("response", "class", "
     }
     warn_unused_dots(...)
   }
-  if (!missing(newdata) && (missing(type) || identical(type, "response")) &&
+  if (!missing(newdata) && (missing(type) || identical(type, "response")) && missing(na.action) &&
       !is.null(out <- .Call(`_kitchen_krr_predict_small_cpp`, object, newdata, n_threads, block_size,
                             verbose))) {
     return(out)
   }
   validate_fit(object)
+  if (!missing(na.action) && is.null(object$terms)) {
+    cli::cli_warn("{.arg na.action} is not used: it is for fits from a formula (matrix {.arg newdata} must be free of NA).")
+  }
   type <- match_choice(type, c("response", "class", "prob", "link"))
   logistic <- identical(object[["loss"]], "logistic")
   if (type %in% c("class", "prob") && object$response$type != "class") {

@@ -40,6 +40,23 @@ test_that("na.omit drops and records NA rows; na.exclude pads fitted, residuals,
   expect_true(all(is.na(pred[c(3, 10)])))
   expect_equal(pred[-c(3, 10)], predict(omitted, data[-c(3, 10), ]))
   expect_error(formula_fit(mpg ~ wt + hp, data, na.action = na.fail), "missing values")
+  # Infinite values, given or made by the formula, too: one record does not
+  # fail the batch
+  infinite <- mtcars[1:6, ]
+  infinite$wt[2] <- Inf
+  infinite$hp[4] <- -Inf
+  pred <- predict(omitted, infinite)
+  expect_identical(unname(which(is.na(pred))), c(2L, 4L))
+  expect_equal(pred[-c(2, 4)], predict(omitted, mtcars[c(1, 3, 5, 6), ]))
+  expect_length(predict(omitted, infinite, na.action = na.omit), 6)
+  logged <- formula_fit(mpg ~ log(wt) + hp, mtcars, lambda = 0.1)
+  zero <- mtcars[1:3, ]
+  zero$wt[3] <- 0
+  expect_identical(unname(is.na(predict(logged, zero))), c(FALSE, FALSE, TRUE))
+  # Matrix fits say na.action is not theirs
+  x <- as.matrix(mtcars[, c("wt", "hp")])
+  matrix_fit <- krr_fit(x, mtcars$mpg, rff(x, 20, seed = 1), lambda = 0.1, n_threads = 1)
+  expect_warning(predict(matrix_fit, x, na.action = na.omit), "`na.action` is not used")
 })
 
 test_that("offsets are applied in the fit and at predict time, or refused for classes", {
