@@ -154,15 +154,24 @@ test_that("least-squares classification fits give probabilities calibrated on CV
     }
     inputs <- if (classes == 2) scores[, 2, drop = FALSE] else scores
     # The calibration minimises the weighted multinomial log-loss on those
-    # scores plus 1e-3 ||slopes||^2 (class 1's links fixed at 0).
+    # scores plus 2e-3 sum_k ||slopes_k - their mean||^2 over all classes
+    # (class 1's links fixed at 0).
     objective <- function(theta) {
       links <- cbind(0, cbind(1, inputs) %*% matrix(theta, ncol(inputs) + 1))
       log_p <- links - log(rowSums(exp(links)))
-      slopes <- matrix(theta, ncol(inputs) + 1)[-1, ]
-      -sum(w * log_p[cbind(1:200, as.integer(toy$y))]) + 1e-3 * sum(slopes^2)
+      slopes <- cbind(0, matrix(theta, ncol(inputs) + 1))[-1, , drop = FALSE]
+      -sum(w * log_p[cbind(1:200, as.integer(toy$y))]) + 2e-3 * sum((slopes - rowMeans(slopes))^2)
     }
-    direct <- optim(rep(0, (ncol(inputs) + 1) * (classes - 1)), objective, method = "BFGS",
-                    control = list(maxit = 5000, reltol = 1e-15))
+    gradient <- function(theta) {
+      design <- cbind(1, inputs)
+      links <- cbind(0, design %*% matrix(theta, ncol(inputs) + 1))
+      p <- exp(links - log(rowSums(exp(links))))
+      onehot <- outer(as.integer(toy$y), seq_len(classes), "==")
+      slopes <- cbind(0, matrix(theta, ncol(inputs) + 1)) * c(0, rep(1, ncol(inputs)))
+      c((crossprod(design, w * (p - onehot)) + 4e-3 * (slopes - rowMeans(slopes)))[, -1])
+    }
+    direct <- optim(rep(0, (ncol(inputs) + 1) * (classes - 1)), objective, gradient,
+                    method = "BFGS", control = list(maxit = 5000, reltol = 1e-15))
     expect_equal(fit$calibration[, -1], matrix(direct$par, ncol(inputs) + 1), tolerance = 1e-4,
                  ignore_attr = TRUE)
     expect_lte(objective(c(fit$calibration[, -1])), direct$value + 1e-8)
