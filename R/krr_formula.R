@@ -126,6 +126,9 @@ krr_fit.formula <- function(x, data = NULL, features = "rff", subset, weights, n
   fit$terms <- terms
   fit$xlevels <- stats::.getXlevels(terms, frame)
   fit$contrasts <- attr(design, "contrasts")
+  # the formula term of each design column, for relevance(by = "term")
+  fit$column_terms <- stats::setNames(attr(terms, "term.labels")[attr(design, "assign")],
+                                      colnames(design))
   fit$na.action <- attr(frame, "na.action")
   fit$offset <- offset
   # The offset argument's expression, evaluated in new data at predict time.
@@ -153,6 +156,7 @@ formula_design <- function(terms, frame, contrasts = NULL) {
   }
   colnames(out) <- make.unique(colnames(out))
   attr(out, "contrasts") <- attr(design, "contrasts")
+  attr(out, "assign") <- attr(design, "assign")[keep]  # each column's term
   out
 }
 

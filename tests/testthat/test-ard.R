@@ -218,6 +218,36 @@ test_that("sigma = 'ard' needs enough rows", {
                "at least 20 training rows", class = "kitchen_error_argument")
 })
 
+test_that("relevance(by = 'term') gathers a formula term's columns", {
+  set.seed(4)
+  data <- data.frame(a = runif(120), b = runif(120), g = factor(sample(c("p", "q", "r"), 120, TRUE)))
+  data$y <- sin(4 * data$a) + (data$g == "q") + rnorm(120, sd = 0.1)
+  fit <- krr_fit(y ~ a + poly(b, 2) + g, data, n_features = 40, sigma = "ard", seed = 1,
+                 n_threads = 1, verbose = FALSE)
+  columns <- relevance(fit)
+  terms <- relevance(fit, by = "term")
+  expect_identical(names(terms), c("a", "poly(b, 2)", "g"))
+  expect_identical(terms[["a"]], columns[["a"]])
+  expect_identical(terms[["poly(b, 2)"]], max(columns[c("poly(b, 2)1", "poly(b, 2)2")]))
+  expect_identical(terms[["g"]], max(columns[c("gq", "gr")]))
+  # a column the map leaves out counts 0
+  expect_equal(term_relevance(fit, c(a = 1, gq = 1 / 2, gr = 1 / 4)),
+               c(a = 1, "poly(b, 2)" = 0, g = 1 / 2))
+  # one bandwidth: every term the same, whatever its number of columns
+  isotropic <- krr_fit(y ~ a + poly(b, 2) + g, data, n_features = 40, sigma = 0.5, lambda = 0.1,
+                       seed = 1, n_threads = 1)
+  expect_identical(unname(relevance(isotropic, by = "term")), rep(2, 3))
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  expect_invisible(plot(krr_fit(y ~ a + g, data, n_features = 40, sigma = 0.5, lambda = 0.1,
+                                seed = 1, n_threads = 1), type = "relevance", by = "term"))
+  x <- as.matrix(data[, c("a", "b")])
+  expect_error(relevance(krr_fit(x, data$y, rff(x, 20, sigma = 1, seed = 1), lambda = 0.1,
+                                 n_threads = 1), by = "term"),
+               "needs a fit from a formula", class = "kitchen_error_argument")
+  expect_error(relevance(fit, by = "level"), "`by`", class = "kitchen_error_argument")
+})
+
 test_that("relevance() refuses other objects", {
   expect_error(relevance(1), "`object`", class = "kitchen_error_argument")
   map <- rff(3, 10, sigma = c(1, 2, 4), seed = 1)
