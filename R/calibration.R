@@ -151,9 +151,10 @@ calibration_inputs <- function(scores) {
 # coefficients): 2e-3 * sum_k ||b_k - mean_k b_k||^2 over all K classes'
 # slopes, which does not depend on the order of the levels (a penalty on
 # classes 2..K alone, against class 1's fixed 0, did: 3e-5 in the
-# probabilities of a relevelled factor), and is 1e-3 * b_2^2 for two classes. Small: (1 + p) x (K - 1) parameters,
-# but each Hessian reads every row: ((K + 1)(K - 1))^2 / 2 products per
-# row, 0.4 s at 16,000 rows and 26 classes. Two are spared. At the start
+# probabilities of a relevelled factor), and is 1e-3 * b_2^2 for two
+# classes. Small: (1 + p) x (K - 1) parameters, but each Hessian reads
+# every row: ((K + 1)(K - 1))^2 / 2 products per row, 0.4 s at 16,000 rows
+# and 26 classes. Two are spared. At the start
 # (all links 0) every row's probabilities are 1 / K, so the Hessian is the
 # Kronecker product of (I / K - 11' / K^2) and X'WX. And once a step
 # changes the objective by less than 1e-6 of itself, the steps that are

@@ -360,7 +360,8 @@
 #' logistic model (with a small ridge penalty on its slopes, so that
 #' separable scores still give finite coefficients: `2e-3` times their sum
 #' of squares about the classes' mean slope, `1e-3 * b^2` for two classes,
-#' which does not depend on the order of the levels) maps the scores to
+#' which does not depend on the order of the levels; `1e-3` times the sum
+#' of squares of the K slopes of the vector scaling below) maps the scores to
 #' probabilities, fitted on each training
 #' row's held-out score at the chosen lambda (the CV folds' fits, or with a
 #' given lambda or GCV five interleaved folds, row `i` in fold
@@ -437,9 +438,10 @@
 #'   folds at random (use [set.seed()] to reproduce, or give the map built by
 #'   name a `seed`: the folds are drawn under it), unless `folds` is given.
 #'   For classes the folds are stratified: each class's rows are dealt to the
-#'   folds in turn, in the order of the levels (so reordering the levels of
-#'   `y` gives other folds from the same seed), so that every class of two
-#'   rows or more has training rows in each fold's fit.
+#'   folds in turn, the classes in the order they first appear in the rows
+#'   (so reordering the levels of `y` changes neither the folds nor the
+#'   fit), so that every class of two rows or more has training rows in each
+#'   fold's fit.
 #' @param folds Optional fold number of each row, for `lambda = "cv"` (for
 #'   the formula method, an expression evaluated in `data`, whose rows
 #'   `subset` and `na.action` drop with the others, as for `weights`).
@@ -622,8 +624,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   # Far fewer rows than features: n x n algebra on the held features
   # (R/krr_dual.R), the same fit.
   dual <- !logistic && !binned && dual_path_chosen(map, nrow(x), solver)
-  # The dual paths hold the n x D features and n x n matrices, never Z'Z
-  # (refused past 46,340 features even for 150 rows before)
+  # The dual paths hold the n x D features and n x n matrices, never Z'Z:
+  # the size cap is on those
   dual_logistic <- logistic && !binned && dual_path_chosen(map, nrow(x), "direct", dual_logistic_pays)
   if (!binned) check_gram_size(map$n_features, features, rows = if (dual || dual_logistic) nrow(x))
   need <- fit_memory_need(map, features, nrow(x), dual, if (!is.null(pass_folds)) max(pass_folds),
@@ -738,7 +740,8 @@ check_gram_size <- function(n_features, features, rows = NULL, call = rlang::cal
       "{.arg features} has {n_features} features"
     held <- if (is.null(rows)) "Z'Z" else "the {format_count(rows)} rows' features"
     abort_arg(c(paste0(what, ": ", held, " would need {gigabytes(entries)} GB (more than 2^31 - 1 entries)."),
-                i = "Use fewer features, or {.fn rbin}, whose fits never form Z'Z."),
+                i = if (is.null(rows)) "Use fewer features, or {.fn rbin}, whose fits never form Z'Z." else
+                  "Use fewer features or rows, or {.fn rbin}, whose fits never hold them."),
               call = call)
   }
 }

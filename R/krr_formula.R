@@ -186,9 +186,14 @@ formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env
   check_integer64(frame, "newdata", call)
   design <- formula_design(terms, frame, object$contrasts)
   offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata, call)
-  # Rows with infinite values (a value, or log(0) in the formula) predict NA
-  # too, as NA rows under na.pass: one such record failed a whole batch.
-  complete <- rowSums(!is.finite(design)) == 0
+  # Rows with infinite values (a value, or log(0) in the formula, or in the
+  # offset) predict NA too, as NA rows under na.pass: one such record failed
+  # a whole batch. Looked for row by row only when there is one.
+  complete <- stats::complete.cases(design, offset)
+  if (is.double(design) && first_nonfinite_cpp(design) > 0) {
+    complete <- complete & rowSums(!is.finite(design)) == 0
+  }
+  if (!is.null(offset)) complete <- complete & is.finite(offset)
   list(x = design, offset = offset, complete = if (!all(complete)) complete)
 }
 

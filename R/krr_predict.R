@@ -44,8 +44,8 @@
 #' @param na.action For formula fits: what to do with rows of `newdata`
 #'   holding NA in the predictors. The default [na.pass()] predicts NA for
 #'   them, in their places, as [predict.lm()] does; [na.omit()] drops them.
-#'   Rows with infinite values (given, or made by the formula, as `log(0)`)
-#'   predict NA in their places whatever `na.action`. (Matrix `newdata` must
+#'   Rows with infinite values (given, or made by the formula, as `log(0)`,
+#'   or in the offset) predict NA in their places whatever `na.action`. (Matrix `newdata` must
 #'   be free of NA and infinite values, and a warning says `na.action` is
 #'   not used.)
 #' @param verbose Show a progress bar while predicting many rows (or many

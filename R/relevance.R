@@ -67,7 +67,9 @@ term_relevance <- function(fit, columns, call = rlang::caller_env()) {
   terms <- fit$column_terms
   if (is.null(terms)) {
     abort_arg(c("{.code by = \"term\"} needs a fit from a formula, whose terms group the columns.",
-                i = "This fit was given a matrix: its relevances are per column."), call = call)
+                i = if (is.null(fit$terms)) "This fit was given a matrix: its relevances are per column." else
+                  "This fit was made by an older kitchen, which did not keep its columns' terms: refit it."),
+              call = call)
   }
   values <- numeric(length(terms))
   values[match(names(columns), names(terms))] <- columns  # columns the map leaves out count 0
@@ -110,6 +112,9 @@ plot.kitchen_map <- function(x, ...) {
 # `top` largest.
 plot_relevance <- function(fit, type, top = 30, by = "column", ...) {
   check_count(top, arg = "top")
+  if (!identical(by, "column") && inherits(fit, "kitchen_map")) {
+    abort_arg("{.arg by} is for fits from a formula; a map's relevances are per column.")
+  }
   r <- sort(if (identical(by, "column")) relevance(fit) else relevance(fit, by = by),
             decreasing = TRUE)
   what <- if (identical(by, "term")) "terms" else "input columns"

@@ -246,6 +246,11 @@ test_that("relevance(by = 'term') gathers a formula term's columns", {
                                  n_threads = 1), by = "term"),
                "needs a fit from a formula", class = "kitchen_error_argument")
   expect_error(relevance(fit, by = "level"), "`by`", class = "kitchen_error_argument")
+  older <- fit
+  older$column_terms <- NULL  # a formula fit saved before fits kept their columns' terms
+  expect_error(relevance(older, by = "term"), "older kitchen", class = "kitchen_error_argument")
+  expect_error(plot(fit$map, by = "term"), "`by` is for fits from a formula",
+               class = "kitchen_error_argument")
 })
 
 test_that("relevance() refuses other objects", {

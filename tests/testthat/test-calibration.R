@@ -108,6 +108,24 @@ test_that("the calibration does not depend on the order of the classes", {
   }
 })
 
+test_that("default folds, and with them the fit, do not depend on the order of the levels", {
+  # 149 rows: class sizes not multiples of the folds, where dealing the
+  # classes in level order gave other folds (probabilities 0.013 apart)
+  x <- as.matrix(iris[-1, 1:4])
+  y <- iris$Species[-1]
+  fit <- krr_fit(x, y, n_features = 60, seed = 1, n_threads = 1)
+  reversed <- krr_fit(x, factor(y, levels = rev(levels(y))), n_features = 60, seed = 1, n_threads = 1)
+  expect_identical(reversed$lambda, fit$lambda)
+  expect_equal(predict(reversed, x, type = "prob")[, levels(y)], predict(fit, x, type = "prob"),
+               tolerance = 1e-8)
+  strata <- rep(c(3L, 1L, 2L, 1L), c(7, 11, 5, 9))
+  set.seed(5)
+  folds <- stratified_folds(strata, 5)
+  set.seed(5)
+  expect_identical(stratified_folds(c(2L, 3L, 1L)[strata], 5), folds)
+  expect_true(all(table(strata, folds) >= 1))  # every class in every fold
+})
+
 test_that("a relevelled factor gives the same fit and probabilities", {
   set.seed(3)
   n <- 300

@@ -53,6 +53,10 @@ test_that("na.omit drops and records NA rows; na.exclude pads fitted, residuals,
   zero <- mtcars[1:3, ]
   zero$wt[3] <- 0
   expect_identical(unname(is.na(predict(logged, zero))), c(FALSE, FALSE, TRUE))
+  with_offset <- formula_fit(mpg ~ wt + hp + offset(log(qsec - 14)), mtcars, lambda = 0.1)
+  shifted <- mtcars[1:4, ]
+  shifted$qsec[3] <- 14  # log(0): an infinite offset
+  expect_identical(unname(is.na(predict(with_offset, shifted))), c(FALSE, FALSE, TRUE, FALSE))
   # Matrix fits say na.action is not theirs
   x <- as.matrix(mtcars[, c("wt", "hp")])
   matrix_fit <- krr_fit(x, mtcars$mpg, rff(x, 20, seed = 1), lambda = 0.1, n_threads = 1)
