@@ -626,7 +626,7 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
   dual <- !logistic && !binned && dual_path_chosen(map, nrow(x), solver)
   # The dual paths hold the n x D features and n x n matrices, never Z'Z:
   # the size cap is on those
-  dual_logistic <- logistic && !binned && dual_path_chosen(map, nrow(x), "direct", dual_logistic_pays)
+  dual_logistic <- logistic && !binned && logistic_dual_chosen(map, nrow(x))  # R/krr_logistic_dual.R
   if (!binned) check_gram_size(map$n_features, features, rows = if (dual || dual_logistic) nrow(x))
   need <- fit_memory_need(map, features, nrow(x), dual, if (!is.null(pass_folds)) max(pass_folds),
                           length(sigmas), response$type != "class")  # R/fit_memory.R

@@ -220,7 +220,7 @@ logistic_kept_entries <- function() getOption("kitchen.logistic_kept_entries", 2
 # overhead. Otherwise each pass featurises the rows again, in blocks; the
 # rows of each fold are then split off once, when first asked for.
 memory_logistic_source <- function(map, x, coded, weights, folds, block_size, backend) {
-  if (dual_path_chosen(map, nrow(x), "direct", dual_logistic_pays)) {
+  if (logistic_dual_chosen(map, nrow(x))) {
     return(dual_logistic_source(map, x, coded, weights, folds, backend))  # R/krr_logistic_dual.R
   }
   weights <- weights %||% rep(1, nrow(x))

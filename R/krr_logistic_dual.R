@@ -31,6 +31,12 @@
 # D = 2000: n = 600 (3 classes) 14.4 / 2.8 s, n = 1000 20.0 / 9.0 s.
 dual_logistic_pays <- function(n, n_features) 2 * n <= n_features && dual_rows_allowed(n)  # R/krr_dual.R
 
+# Whether a logistic fit of n in-memory rows takes the dual path: one rule
+# for memory_logistic_source() and for krr_fit()'s size cap.
+logistic_dual_chosen <- function(map, n, call = rlang::caller_env()) {
+  dual_path_chosen(map, n, "direct", dual_logistic_pays, call = call)
+}
+
 # The rows' features reduced to their span: list(phi, basis = V). Only
 # eigenvalues that are zero, negative or denormal next to the largest
 # (eps^2 times it) are left out: the primal's solution also has small
