@@ -194,17 +194,16 @@ bandwidth_for_columns <- function(sigma, d, col_names, arg = "sigma",
                                   call = rlang::caller_env()) {
   check_bandwidth_length(sigma, d, arg = arg, call = call)
   given <- names(sigma)
-  if (length(sigma) > 1L && !is.null(given) && is.null(col_names)) {
-    col_names <- paste0("x", seq_len(d))  # relevance()'s labels
+  if (length(sigma) > 1L && !is.null(given)) {
+    unnamed_data <- is.null(col_names)
+    col_names <- col_names %||% paste0("x", seq_len(d))  # relevance()'s labels
     if (anyDuplicated(given) || !setequal(given, col_names)) {
-      cli::cli_warn(c("{.arg {arg}} has names but the data have no column names: its bandwidths go to the columns by position.",
-                      i = "Names {.val {col_names[1]}}, {.val {col_names[2]}}, ... (those {.fn relevance} gives) would be matched."),
-                    call = call)
-      return(unname(sigma))
-    }
-  }
-  if (length(sigma) > 1L && !is.null(given) && !is.null(col_names)) {
-    if (anyDuplicated(given) || !setequal(given, col_names)) {
+      if (unnamed_data) {
+        cli::cli_warn(c("{.arg {arg}} has names but the data have no column names: its bandwidths go to the columns by position.",
+                        i = "Names {.val {col_names[1]}}, {.val {col_names[2]}}, ... (those {.fn relevance} gives) would be matched."),
+                      call = call)
+        return(unname(sigma))
+      }
       abort_arg(c("The names of {.arg {arg}} must be the column names of {.arg x}.",
                   x = "Not columns: {.val {setdiff(given, col_names)}}.",
                   x = "Without a bandwidth: {.val {setdiff(col_names, given)}}.",

@@ -188,11 +188,10 @@ formula_newdata <- function(object, newdata, na.action, call = rlang::caller_env
   offset <- if (!is.null(object$offset)) newdata_offset(object, frame, newdata, call)
   # Rows with infinite values (a value, or log(0) in the formula, or in the
   # offset) predict NA too, as NA rows under na.pass: one such record failed
-  # a whole batch. Looked for row by row only when there is one.
-  complete <- stats::complete.cases(design, offset)
-  if (is.double(design) && first_nonfinite_cpp(design) > 0) {
-    complete <- complete & rowSums(!is.finite(design)) == 0
-  }
+  # a whole batch. Looked for row by row only when one scan finds an NA or
+  # an infinite value (model.matrix() gives doubles).
+  complete <- if (first_nonfinite_cpp(design) > 0) rowSums(!is.finite(design)) == 0 else
+    rep(TRUE, nrow(design))
   if (!is.null(offset)) complete <- complete & is.finite(offset)
   list(x = design, offset = offset, complete = if (!all(complete)) complete)
 }
