@@ -552,6 +552,7 @@ print.summary.kitchen_krr <- function(x, ...) {
              },
              if (length(fit$ard$pruned)) sprintf("; %d columns left out (no help on those rows)",
                                                  length(fit$ard$pruned)),
+             one_hot_summary(fit$ard$groups),  # R/ard_groups.R
              if (!is.null(fit$ard$binned_check)) {
                sprintf("; binned fit, fold 1: error %s against %s for one bandwidth (%d rows): %s",
                        format(fit$ard$binned_check[["ard"]], digits = 3),

@@ -1,0 +1,112 @@
+# Columns coding one categorical variable share one bandwidth in
+# krr_fit(sigma = "ard") (R/ard_groups.R).
+
+test_that("one-hot blocks are found as variables, and nothing else", {
+  set.seed(31)
+  n <- 300
+  f <- factor(sample(letters[1:3], n, replace = TRUE))
+  g <- factor(sample(c("u", "v", "w"), n, replace = TRUE))
+  one_hot <- stats::model.matrix(~ f - 1)            # three columns, each row sums to 1
+  dummies <- stats::model.matrix(~ g)[, -1]          # treatment contrasts: base level all 0
+  indicator <- as.numeric(runif(n) < 0.5)
+  x <- cbind(a = rnorm(n), one_hot, dummies, indicator, b = runif(n))
+  # Dummies whose rows may be all 0 are not grouped (they could as well be
+  # rare binary columns that never meet).
+  expect_identical(kitchen:::one_hot_groups(x), c(1L, 2L, 2L, 2L, 3:6))
+  expect_identical(kitchen:::one_hot_groups(Matrix::Matrix(x, sparse = TRUE)),
+                   kitchen:::one_hot_groups(x))
+  # Two one-hot blocks side by side are two variables, and a one-hot block
+  # is found after a binary column whose 1s fall in its later columns' rows.
+  second <- stats::model.matrix(~ g - 1)
+  expect_identical(kitchen:::one_hot_groups(cbind(one_hot, second)), rep(1:2, each = 3))
+  some_c <- one_hot[, 3] * (runif(n) < 0.5)
+  expect_identical(kitchen:::one_hot_groups(cbind(some_c, one_hot)), c(1L, 2L, 2L, 2L))
+  # Numbers other than 0 and 1 are never grouped.
+  expect_identical(kitchen:::one_hot_groups(cbind(one_hot * 2, 0.5 * dummies)), 1:5)
+})
+
+ard_group_data <- function(n, seed) {
+  # y depends on x1 and on which of 4 categories a row is in; a second
+  # factor (4 one-hot columns) is noise.
+  set.seed(seed)
+  relevant <- sample(4, n, replace = TRUE)
+  noise <- sample(4, n, replace = TRUE)
+  one_hot <- function(k) outer(k, 1:4, "==") * 1
+  x <- cbind(runif(n), one_hot(relevant), one_hot(noise))
+  y <- cbind(sin(2 * pi * x[, 1]) + c(-1, 0, 1, 2)[relevant] + rnorm(n, sd = 0.1))
+  list(x = x, y = y)
+}
+
+test_that("the search fits one bandwidth per group, and prunes a noise group whole", {
+  data <- ard_group_data(1500, 32)
+  groups <- kitchen:::one_hot_groups(data$x)
+  expect_identical(groups, c(1L, rep(2L, 4), rep(3L, 4)))
+  kernel <- kernel_gaussian(1)
+  w0 <- kitchen:::spectral_sample(kernel, ncol(data$x), 64)
+  backend <- kitchen:::backend_settings(1L)
+  inside <- seq_len(1500) <= 1000
+  part <- function(rows) list(x = data$x[rows, ], y = data$y[rows, , drop = FALSE], w = rep(1, sum(rows)),
+                              half = sample(rep(1:2, length.out = sum(rows))))
+  train <- part(inside)
+  search <- kitchen:::ard_search(train, kernel, w0, 50, backend, groups)
+  expect_identical(search$groups, groups)
+  for (g in 2:3) expect_equal(search$sigma[groups == g], rep(search$sigma[groups == g][1], 4))
+  # The search's bandwidths are a minimum of the objective over the groups'
+  # offsets: moving one group's bandwidth either way scores no better.
+  objective <- function(sigma) {
+    kitchen:::ard_objective(c(log(sigma), search$log_lambda), list(data = train, w0 = w0, backend = backend),
+                            gradient = FALSE)$value
+  }
+  at_search <- objective(search$sigma)
+  expect_equal(at_search, search$objective, tolerance = 1e-10)
+  for (g in 1:2) for (f in c(0.8, 1.25)) {
+    moved <- ifelse(groups == g, search$sigma * f, search$sigma)
+    expect_gte(objective(moved), at_search - 1e-6)
+  }
+  # A noise group at a bandwidth that lets it in is left out as a whole.
+  start <- list(sigma = c(0.3, rep(0.5, 4), rep(0.5, 4)), log_lambda = -8,
+                log_upper = log(c(0.3, rep(0.5, 4), rep(0.5, 4)) * 1e4), groups = groups)
+  pruned <- kitchen:::ard_prune(start, train, part(!inside), w0, backend)
+  expect_identical(pruned$pruned, 6:9)
+  expect_identical(pruned$sigma[1:5], start$sigma[1:5])
+})
+
+test_that("sigma = 'ard' gives a one-hot variable's columns one bandwidth", {
+  data <- ard_group_data(3000, 33)
+  fit <- krr_fit(data$x, data$y[, 1], rff(data$x, 200, seed = 4), sigma = "ard", n_threads = 1)
+  expect_identical(fit$ard$groups, c(1L, rep(2L, 4), rep(3L, 4)))
+  expect_true(fit$ard$kept)
+  sigma <- fit$map$kernel$sigma
+  expect_length(unique(sigma[2:5]), 1)
+  expect_length(unique(sigma[6:9]), 1)
+  # the relevant factor counts more than the noise one
+  expect_gt(relevance(fit)[["x2"]], relevance(fit)[["x6"]])
+  expect_output(print(summary(fit)), "8 one-hot columns\\s+share 2 bandwidths")
+  # A formula fit with the one-hot columns as numbers: the same groups.
+  frame <- data.frame(y = data$y[, 1], data$x)
+  formula_fit <- krr_fit(y ~ ., frame, features = "rff", n_features = 200, sigma = "ard", seed = 4,
+                         n_threads = 1)
+  expect_identical(formula_fit$ard$groups, c(1L, rep(2L, 4), rep(3L, 4)))
+  # A factor's treatment dummies keep one bandwidth each.
+  frame <- data.frame(y = data$y[, 1], a = data$x[, 1], f = factor(max.col(data$x[, 2:5])))
+  factor_fit <- krr_fit(y ~ ., frame, features = "rff", n_features = 200, sigma = "ard", seed = 4,
+                        n_threads = 1)
+  expect_identical(factor_fit$ard$groups, 1:4)
+})
+
+test_that("rbin maps keep every column the search learned (no pruning on the dense proxy)", {
+  # 5200 rows: 4000 for the search and fresh rows to check it, where dense
+  # maps prune; x3 is noise.
+  set.seed(34)
+  n <- 5200
+  x <- cbind(runif(n), runif(n), runif(n))
+  y <- cbind(sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1))
+  backend <- kitchen:::backend_settings(1L)
+  learned <- function(map) kitchen:::with_seed(5, kitchen:::ard_map(map, x, y, NULL, backend))$report
+  dense <- learned(rff(x, 64, sigma = 0.5, seed = 1))
+  binned <- learned(rbin(x, 10, sigma = 0.5, seed = 1, n_threads = 1))
+  expect_true(dense$kept)
+  expect_true(3L %in% dense$pruned)
+  expect_true(binned$kept)
+  expect_identical(binned$pruned, integer())
+})
