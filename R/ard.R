@@ -98,7 +98,24 @@ binned_ard_verdict <- function(report, search, folds) {
   report$binned_check <- search$baseline_check
   report$binned_check_rows <- sum(folds == 1L)
   if (isTRUE(search$baseline_kept)) report$kept <- FALSE
+  if (identical(search$start, 2L)) {
+    report$pruned_kept <- report$pruned  # the binned fit took them back
+    report$pruned <- integer()
+  }
   report
+}
+
+# The per-column bandwidths whose overall scale the binned screen searches
+# (R/krr_binned_search.R): the map's, and those before pruning when it
+# left columns out. Pruning judges a column on the dense proxy's fresh
+# rows, and binning on all rows can use columns that proxy cannot: on
+# CoverType (rbin, 50 grids, map seed 2) it left out the distance to roads
+# (a weight of 8 in the greedy search of bench/covtype-weights.R) and the
+# test error was 3.65%, 2.16% with every column; on CPU raw (rbin, the
+# defaults suite) pruning won, 0.136 against 0.142. Fold 1 of the binned
+# fit chose the better one on both (bench/results/ard-covtype-rbin.md).
+binned_ard_starts <- function(ard) {
+  c(list(ard$map$kernel$sigma), if (!is.null(ard$unpruned)) list(ard$unpruned))
 }
 
 # The learned bandwidths applied to `map` if they beat its own bandwidth on
@@ -128,11 +145,9 @@ ard_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
     check$search %||% ard_search(data, map$kernel, w0, ard_settings$max_iter, backend, groups)
   }
   pruned <- integer()
-  # Not for rbin maps: binning on all rows uses columns the dense proxy
-  # cannot (on CoverType, pruning left out distances whose weights the
-  # greedy search of bench/covtype-weights.R had raised, and took the test
-  # error from 2.21% to 2.31% and 3.65% on map seeds 1 and 2).
-  if (check$kept && !is.null(check$search) && !inherits(map, "kitchen_rbin")) {
+  unpruned <- NULL
+  if (check$kept && !is.null(check$search)) {
+    unpruned <- search$sigma
     search <- ard_prune(search, check$train, check$held_out, w0, backend)
     pruned <- search$pruned
   }
@@ -142,7 +157,10 @@ ard_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
                  converged = search$converged %||% NA, rows = nrow(data$x) - n_check,
                  pruned = pruned, groups = groups)
   if (check$kept) map <- with_bandwidths(map, search$sigma, x, backend, call = call)
-  list(map = map, report = c(report, list(time = proc.time()[["elapsed"]] - started)))
+  # rbin maps: the bandwidths before pruning too, for the binned screen to
+  # choose between (binned_ard_starts()).
+  list(map = map, report = c(report, list(time = proc.time()[["elapsed"]] - started)),
+       unpruned = if (length(pruned) && inherits(map, "kitchen_rbin")) unpruned)
 }
 
 # Do per-column bandwidths searched on some rows predict other rows better

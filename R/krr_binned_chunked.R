@@ -90,7 +90,8 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
                             lambda, folds, tol, max_iter,
                             backend, verbose, if (has_weights) weights,
                             classify = identical(response$type, "class"),
-                            baseline = isotropic)  # R/krr_binned_search.R
+                            baseline = isotropic,
+                            starts = if (!is.null(isotropic)) binned_ard_starts(ard))  # R/krr_binned_search.R
   }
   rm(bins)
   search$read <- search$read + read

@@ -27,7 +27,8 @@
 # fit is the one without per-column bandwidths, to the bit; `baseline_kept`
 # says which, `baseline_check` holds both fold-1 errors.
 binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, max_iter, backend,
-                                    verbose, weights, classify = FALSE, baseline = NULL) {
+                                    verbose, weights, classify = FALSE, baseline = NULL,
+                                    starts = NULL) {
   read <- 0
   timed <- function(code) {
     began <- proc.time()[["elapsed"]]
@@ -83,9 +84,17 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
     kept <- list(score = Inf, tie = Inf)
     top <- NULL  # the per-column candidates' screen as without a baseline
   }
-  screened <- if (identical(sigmas, "auto")) auto_bandwidths(map$kernel$sigma, screen) else
-    lapply(sigmas, screen)
+  # "auto": the overall scale searched from each of `starts` (per-column
+  # bandwidths with and without pruning, binned_ard_starts(), R/ard.R), or
+  # from the map's bandwidth; each candidate remembers its start.
+  screened <- if (identical(sigmas, "auto")) {
+    starts <- starts %||% list(map$kernel$sigma)
+    unlist(lapply(seq_along(starts), function(k) {
+      lapply(auto_bandwidths(starts[[k]], screen), c, list(start = k))
+    }), recursive = FALSE)
+  } else lapply(sigmas, screen)
   check <- if (!is.null(baseline)) baseline_check(baseline_path, kept$path)
+  start <- NULL  # which of `starts` the chosen bandwidth came from
   if (!is.null(check) && !check$beaten) {
     chosen <- baseline
     solution <- ridge(baseline)
@@ -93,6 +102,7 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
     scores <- vapply(screened, `[[`, 0, "score")
     best <- binned_best(list(cv = scores, cv_mse = if (classify) vapply(screened, `[[`, 0, "tie")))
     chosen <- screened[[best]]$map
+    start <- screened[[best]]$start
     solution <- if (is.null(kept$path)) {
       ridge(chosen)  # every path broke down: binned_ridge() says so
     } else {
@@ -113,7 +123,7 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
   if (!is.null(baseline)) sigma_path$per_column <- per_column[order]
   list(map = chosen, solution = solution, sigma_path = sigma_path,
        read = read, baseline_kept = if (!is.null(check)) !check$beaten,
-       baseline_check = check$errors)
+       baseline_check = check$errors, start = start)
 }
 
 # Do the per-column candidates' fold-1 losses (`path`, at its best lambda)

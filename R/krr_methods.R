@@ -552,6 +552,10 @@ print.summary.kitchen_krr <- function(x, ...) {
              },
              if (length(fit$ard$pruned)) sprintf("; %d columns left out (no help on those rows)",
                                                  length(fit$ard$pruned)),
+             if (length(fit$ard$pruned_kept)) {
+               sprintf("; %d columns the proxy left out kept (better on the binned fit's fold 1)",
+                       length(fit$ard$pruned_kept))
+             },
              one_hot_summary(fit$ard$groups),  # R/ard_groups.R
              if (!is.null(fit$ard$binned_check)) {
                sprintf("; binned fit, fold 1: error %s against %s for one bandwidth (%d rows): %s",

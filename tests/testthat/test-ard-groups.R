@@ -94,19 +94,36 @@ test_that("sigma = 'ard' gives a one-hot variable's columns one bandwidth", {
   expect_identical(factor_fit$ard$groups, 1:4)
 })
 
-test_that("rbin maps keep every column the search learned (no pruning on the dense proxy)", {
-  # 5200 rows: 4000 for the search and fresh rows to check it, where dense
-  # maps prune; x3 is noise.
+test_that("rbin's binned screen chooses between the pruned and the unpruned bandwidths", {
+  # 5200 rows: 4000 for the search and fresh rows to check it, where
+  # columns are pruned; x3 is noise.
   set.seed(34)
   n <- 5200
   x <- cbind(runif(n), runif(n), runif(n))
   y <- cbind(sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1))
   backend <- kitchen:::backend_settings(1L)
-  learned <- function(map) kitchen:::with_seed(5, kitchen:::ard_map(map, x, y, NULL, backend))$report
+  learned <- function(map) kitchen:::with_seed(5, kitchen:::ard_map(map, x, y, NULL, backend))
   dense <- learned(rff(x, 64, sigma = 0.5, seed = 1))
+  expect_true(3L %in% dense$report$pruned)
+  expect_null(dense$unpruned)
   binned <- learned(rbin(x, 10, sigma = 0.5, seed = 1, n_threads = 1))
-  expect_true(dense$kept)
-  expect_true(3L %in% dense$pruned)
-  expect_true(binned$kept)
-  expect_identical(binned$pruned, integer())
+  expect_true(3L %in% binned$report$pruned)
+  pruned <- binned$report$pruned
+  expect_identical(binned$unpruned[-pruned], binned$map$kernel$sigma[-pruned])
+  expect_true(all(binned$unpruned[pruned] < binned$map$kernel$sigma[pruned]))
+  expect_identical(kitchen:::binned_ard_starts(binned), list(binned$map$kernel$sigma, binned$unpruned))
+  # The fit screens the overall scale from both; the report follows its choice.
+  fit <- krr_fit(x, y[, 1], rbin(x, 10, sigma = 0.5, seed = 1, n_threads = 1), sigma = "ard",
+                 n_threads = 1)
+  # Two ladders of overall scales (factors of 2 from each start).
+  levels <- fit$sigma_path$sigma[fit$sigma_path$per_column]
+  expect_length(unique(round(log2(levels) %% 1, 8)), 2)
+  expect_true(fit$ard$kept)
+  expect_true(3L %in% c(fit$ard$pruned, fit$ard$pruned_kept))
+  if (length(fit$ard$pruned_kept)) {
+    expect_identical(fit$ard$pruned, integer())
+    expect_output(print(summary(fit)), "left out kept")
+  } else {
+    expect_output(print(summary(fit)), "columns left out")
+  }
 })
