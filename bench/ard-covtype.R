@@ -57,6 +57,8 @@ write_result(c(
                                   ""),
   if (length(fit$ard$pruned)) sprintf("Columns left out after the search (no help on the fresh rows): %s.",
                                       paste(fit$ard$pruned, collapse = ", ")),
+  if (length(fit$ard$pruned_kept)) sprintf("Columns the proxy left out, kept by the binned fit's fold 1: %s.",
+                                           paste(fit$ard$pruned_kept, collapse = ", ")),
   sprintf("Lambda %.3g (5-fold CV). Peak resident memory: %s.", fit$lambda, sub("^VmHWM:\\s*", "", peak)),
   if (which_map == "rbin") sprintf("Occupied bins: %d; solver: %s.", fit$map$n_features, format(fit$solver)[1]),
   sprintf("Most relevant columns: %s.",
