@@ -261,7 +261,8 @@
 #' together; `fit$ard$groups` gives each column's group. On CoverType (4
 #' wilderness and 40 soil columns) the test error with 5000 random Fourier
 #' features was then 8.70% (9.17% before, on another machine), and
-#' [rbin()]'s 2.16-2.31% over three draws (2.19-2.88% before). A factor's
+#' [rbin()]'s 2.16-2.88% over five draws of the map (2.19-2.88% over three
+#' before). A factor's
 #' treatment dummies (a formula fit's, whose base level is all zeros) keep
 #' one bandwidth each. Kept
 #' bandwidths are set in the map (its random draws kept, rescaled) and the
