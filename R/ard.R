@@ -37,6 +37,9 @@
 # proxy understates its help to the final fit: on CoverType (rff,
 # D = 5000) that rule left out 29 of 54 columns, test error 12.05%; this
 # one 16 columns, 11.31% (11.44% before pruning and the larger subsample).
+#
+# rbin maps on large data average the log-bandwidths of three searches on
+# independent draws instead, with no pruning (ard_search_count()).
 
 # The subsample: n_rows rows, or a fraction row_fraction of the training
 # rows up to max_rows. 4000 rows are too few to see what fine structure
@@ -59,7 +62,8 @@
 # (bench/results/ard-covtype*.md). Up to 4000 rows (any data of up to 128,000
 # rows) nothing changes.
 ard_settings <- list(n_rows = 4000, row_fraction = 1 / 32, max_rows = 16000,
-                     n_frequencies = 128, max_iter = 50, n_check = 2000, min_fresh_rows = 1000)
+                     n_frequencies = 128, max_iter = 50, n_check = 2000, min_fresh_rows = 1000,
+                     n_searches = 3L)
 
 # The proxy's number of frequencies for a subsample of n_rows rows (above).
 ard_frequencies <- function(n_rows, binned = FALSE) {
@@ -134,28 +138,31 @@ ard_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
   n_rows <- min(n_rows, max(500, floor(2e7 / ncol(x))))
   fresh <- nrow(x) - n_rows >= ard_settings$min_fresh_rows
   n_check <- if (fresh) min(nrow(x) - n_rows, ard_settings$n_check) else 0
-  data <- ard_subsample(map, x, y, weights, n_rows + n_check)
-  w0 <- spectral_sample(map$kernel, ncol(x),
-                        ard_frequencies(n_rows, binned = inherits(map, "kitchen_rbin")))
-  # Fresh rows: n_check of the subsample's, at random (its rows are sorted).
-  search_rows <- if (fresh) sample(rep(c(TRUE, FALSE), c(nrow(data$x) - n_check, n_check)))
+  draw <- ard_draw(map, x, y, weights, n_rows, n_check)
+  data <- draw$data
+  w0 <- draw$w0
   groups <- one_hot_groups(x)  # R/ard_groups.R
-  check <- ard_check(data, search_rows, map$kernel, w0, backend, groups)
+  check <- ard_check(data, draw$search_rows, map$kernel, w0, backend, groups)
+  n_searches <- ard_search_count(map, n_rows, fresh)
+  if (n_searches > 1) {
+    check <- ard_averaged(check, n_searches, map, x, y, weights, backend, n_rows, n_check, groups)
+  }
   search <- if (check$kept) {
     check$search %||% ard_search(data, map$kernel, w0, ard_settings$max_iter, backend, groups)
   }
   pruned <- integer()
   unpruned <- NULL
-  if (check$kept && !is.null(check$search)) {
+  if (check$kept && !is.null(check$train)) {
     unpruned <- search$sigma
     search <- ard_prune(search, check$train, check$held_out, w0, backend)
     pruned <- search$pruned
   }
-  report <- list(kept = check$kept, check = check$errors, check_rows = if (fresh) n_check else nrow(data$x),
+  report <- list(kept = check$kept, check = check$errors,
+                 check_rows = if (fresh) n_check * n_searches else nrow(data$x),
                  objective = search$objective %||% NA_real_,
                  iterations = check$iterations + if (is.null(check$search)) search$iterations %||% 0L else 0L,
                  converged = search$converged %||% NA, rows = nrow(data$x) - n_check,
-                 pruned = pruned, groups = groups)
+                 pruned = pruned, groups = groups, searches = n_searches)
   if (check$kept) map <- with_bandwidths(map, search$sigma, x, backend, call = call)
   # rbin maps: the bandwidths before pruning too, for the binned screen to
   # choose between (binned_ard_starts()).
@@ -169,8 +176,9 @@ ard_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
 # the isotropic one's the best of a grid on the same two halves) and scored
 # on the held-out rows. search_rows: which rows of `data` the search uses,
 # the others checking it; NULL to cross-fit two random parts of `data`.
-# Returns kept, the mean held-out errors, the objective evaluations spent,
-# and the search to keep (NULL when the bandwidths are still to be learned
+# Returns kept, the mean held-out errors, the paired gains (per held-out
+# row, isotropic loss minus ARD's), the objective evaluations spent, and
+# the search to keep (NULL when the bandwidths are still to be learned
 # on all of `data`).
 ard_check <- function(data, search_rows, kernel, w0, backend, groups = seq_len(ncol(data$x))) {
   parts <- if (is.null(search_rows)) {
@@ -198,13 +206,68 @@ ard_check <- function(data, search_rows, kernel, w0, backend, groups = seq_len(n
     errors <- errors + c(ard = mean(ard), isotropic = mean(isotropic))
     gain <- c(gain, isotropic - ard)
   }
-  # Kept if better by more than one standard error of the mean paired gain
-  # (the simpler model stays otherwise; R/paired_gain.R). Not finite:
-  # features or solves that failed count as losing.
-  kept <- is.finite(errors[["ard"]]) && (!is.finite(errors[["isotropic"]]) || clearly_better(gain))
   fresh <- length(parts) == 1
-  list(kept = kept, errors = errors / length(parts), iterations = iterations,
+  list(kept = ard_kept(errors, gain), errors = errors / length(parts), gain = gain,
+       iterations = iterations,
        search = if (fresh) search, train = if (fresh) train, held_out = if (fresh) held_out)
+}
+
+# Per-column bandwidths are kept if better by more than one standard error of
+# the mean paired gain (the simpler model stays otherwise; R/paired_gain.R).
+# Not finite: features or solves that failed count as losing.
+ard_kept <- function(errors, gain) {
+  is.finite(errors[["ard"]]) && (!is.finite(errors[["isotropic"]]) || clearly_better(gain))
+}
+
+# A subsample of n_rows + n_check rows (ard_subsample()), the proxy's
+# frequencies at bandwidth 1, and with fresh rows (n_check > 0) which of the
+# subsample's rows the search uses: the others, at random (its rows are
+# sorted), check it.
+ard_draw <- function(map, x, y, weights, n_rows, n_check) {
+  data <- ard_subsample(map, x, y, weights, n_rows + n_check)
+  w0 <- spectral_sample(map$kernel, ncol(x),
+                        ard_frequencies(n_rows, binned = inherits(map, "kitchen_rbin")))
+  search_rows <- if (n_check > 0) sample(rep(c(TRUE, FALSE), c(nrow(data$x) - n_check, n_check)))
+  list(data = data, w0 = w0, search_rows = search_rows)
+}
+
+# How many searches, on independent draws, ard_map() averages: one, or for
+# rbin maps on more than 32 x 4000 training rows (where the subsample is a
+# thirty-second of them and the search's bandwidths decide the final fit's
+# bins on all rows) ard_settings$n_searches. The search lands far from one
+# draw to the next: on CoverType (rbin, 50 grids, map seed 4) three draws
+# put a column's bandwidth up to 14 times apart (log2 ratios to their mean
+# of -3.8 to 3.0), one draw's bandwidths gave 2.88% test error, the mean
+# of three 2.23% (bench/results/ard-covtype-rbin.md). Not yet measured on
+# smaller data or for dense maps, whose search costs more (rff at D = 5000:
+# 158 s a search on CoverType).
+ard_search_count <- function(map, n_rows, fresh) {
+  if (inherits(map, "kitchen_rbin") && fresh && n_rows > ard_settings$n_rows) {
+    ard_settings$n_searches
+  } else 1L
+}
+
+# The check and search of `first` (ard_check() with fresh rows) and of
+# n_searches - 1 more draws, pooled: the bandwidths are the geometric mean
+# of the searches' (their log-bandwidths averaged), kept if the pooled
+# paired gains on the draws' fresh rows pass ard_kept(). The mean has no
+# pruning step: each draw's pruning is judged on its own 2000 rows and
+# searches that leave out different columns would average to columns
+# half-left out.
+ard_averaged <- function(first, n_searches, map, x, y, weights, backend, n_rows, n_check, groups) {
+  checks <- c(list(first), lapply(seq_len(n_searches - 1), function(i) {
+    draw <- ard_draw(map, x, y, weights, n_rows, n_check)
+    ard_check(draw$data, draw$search_rows, map$kernel, draw$w0, backend, groups)
+  }))
+  searches <- lapply(checks, `[[`, "search")
+  errors <- colMeans(do.call(rbind, lapply(checks, `[[`, "errors")))
+  gain <- unlist(lapply(checks, `[[`, "gain"))
+  log_sigma <- rowMeans(vapply(searches, function(s) log(s$sigma), numeric(ncol(x))))
+  search <- list(sigma = exp(log_sigma),
+                 objective = mean(vapply(searches, `[[`, 0, "objective")),
+                 converged = all(vapply(searches, `[[`, TRUE, "converged")))
+  list(kept = ard_kept(errors, gain), errors = errors, gain = gain,
+       iterations = sum(vapply(checks, `[[`, 0, "iterations")), search = search)
 }
 
 # The search's bandwidths with the columns that do not help on fresh rows

@@ -44,9 +44,10 @@ write_result(c(
           if (which_map == "rff") "" else " rbin", load_before, load_average()), "",
   sprintf("Test error %.2f%% (target <= %.1f%%); whole call (map, search, final fit) %.1f min (target < 15), of which the search %.1f s.",
           100 * error, target, seconds / 60, fit$ard$time),
-  sprintf("Per-column bandwidths %s: held-out error %.4f against %.4f for the map's bandwidth, on %d rows the search did not see.",
+  sprintf("Per-column bandwidths %s: held-out error %.4f against %.4f for the map's bandwidth, on %d rows the search did not see%s.",
           if (fit$ard$kept) "kept" else "dropped", fit$ard$check[["ard"]], fit$ard$check[["isotropic"]],
-          fit$ard$check_rows),
+          fit$ard$check_rows,
+          if (isTRUE(fit$ard$searches > 1)) sprintf(" (the mean of %d searches on independent draws)", fit$ard$searches) else ""),
   if (!is.null(fit$ard$binned_check)) {
     sprintf("Binned fit, fold 1 (%d rows): error %.4f with them against %.4f for the map's one bandwidth: %s.",
             fit$ard$binned_check_rows, fit$ard$binned_check[["ard"]],

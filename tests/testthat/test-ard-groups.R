@@ -127,3 +127,57 @@ test_that("rbin's binned screen chooses between the pruned and the unpruned band
     expect_output(print(summary(fit)), "columns left out")
   }
 })
+
+test_that("rbin on large data averages the log-bandwidths of searches on independent draws", {
+  binned <- rbin(3, 10, sigma = 0.5, n_buckets = 64, seed = 1)
+  dense <- rff(3, 16, sigma = 0.5, seed = 1)
+  count <- kitchen:::ard_search_count
+  expect_identical(count(binned, 4000, TRUE), 1L)   # a subsample of at most 4000 rows: one search
+  expect_identical(count(binned, 4001, TRUE), 3L)
+  expect_identical(count(binned, 4001, FALSE), 1L)  # no fresh rows to check each on
+  expect_identical(count(dense, 16000, TRUE), 1L)
+  # Three draws of 600 rows, 200 of each fresh: the mean of their searches.
+  set.seed(35)
+  n <- 3000
+  x <- cbind(runif(n), runif(n), runif(n))
+  y <- cbind(sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1))
+  map <- rbin(x, 10, sigma = 0.5, seed = 1, n_threads = 1)
+  x_in <- kitchen:::map_input(map, x, arg = "x")
+  backend <- kitchen:::backend_settings(1L)
+  groups <- kitchen:::one_hot_groups(x_in)
+  one_check <- function() {
+    draw <- kitchen:::ard_draw(map, x_in, y, NULL, 400, 200)
+    kitchen:::ard_check(draw$data, draw$search_rows, map$kernel, draw$w0, backend, groups)
+  }
+  checks <- kitchen:::with_seed(6, list(one_check(), one_check(), one_check()))
+  averaged <- kitchen:::with_seed(6, {
+    kitchen:::ard_averaged(one_check(), 3L, map, x_in, y, NULL, backend, 400, 200, groups)
+  })
+  sigmas <- sapply(checks, function(check) check$search$sigma)
+  expect_false(isTRUE(all.equal(sigmas[, 1], sigmas[, 2])))  # independent draws
+  expect_equal(averaged$search$sigma, exp(rowMeans(log(sigmas))))
+  expect_equal(averaged$gain, unlist(lapply(checks, `[[`, "gain")))
+  expect_length(averaged$gain, 600)
+  expect_equal(averaged$errors, colMeans(t(sapply(checks, `[[`, "errors"))))
+  expect_identical(averaged$kept, kitchen:::ard_kept(averaged$errors, averaged$gain))
+  expect_null(averaged$train)  # no pruning step on the mean
+  # Through ard_map() on 130,000 rows (a subsample of 4062 rows).
+  n <- 130000
+  x <- cbind(runif(n), runif(n), runif(n))
+  y <- cbind(sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1))
+  map <- rbin(x, 10, sigma = 0.5, seed = 1, n_threads = 1)
+  ard <- kitchen:::with_seed(7, kitchen:::ard_map(map, x, y, NULL, backend))
+  expect_identical(ard$report$searches, 3L)
+  expect_identical(ard$report$rows, 4062)
+  expect_identical(ard$report$check_rows, 6000)
+  expect_true(ard$report$kept)
+  expect_identical(ard$report$pruned, integer())
+  expect_null(ard$unpruned)
+  expect_lt(ard$map$kernel$sigma[1], ard$map$kernel$sigma[3])  # x3 is noise
+  # summary() says so
+  fit <- krr_fit(x[1:3000, ], y[1:3000, 1], rbin(x[1:3000, ], 10, sigma = 0.5, seed = 1, n_threads = 1),
+                 sigma = "ard", n_threads = 1)
+  expect_identical(fit$ard$searches, 1L)
+  fit$ard <- ard$report
+  expect_output(print(summary(fit)), "the mean of 3\\s+searches")
+})
