@@ -236,11 +236,12 @@ ard_draw <- function(map, x, y, weights, n_rows, n_check) {
 # thirty-second of them and the search's bandwidths decide the final fit's
 # bins on all rows) ard_settings$n_searches. The search lands far from one
 # draw to the next: on CoverType (rbin, 50 grids, map seed 4) three draws
-# put a column's bandwidth up to 14 times apart (log2 ratios to their mean
-# of -3.8 to 3.0), one draw's bandwidths gave 2.88% test error, the mean
-# of three 2.23% (bench/results/ard-covtype-rbin.md). Not yet measured on
-# smaller data or for dense maps, whose search costs more (rff at D = 5000:
-# 158 s a search on CoverType).
+# put aspect's bandwidths 79 times apart; one draw's bandwidths gave 2.88%
+# test error, the mean of three 2.23%; over map seeds 1-5, 2.23-2.47%
+# against 2.16-2.88% with one search, and five searches did no better
+# (bench/results/ard-covtype-rbin.md). Not measured on smaller data or for
+# dense maps, whose search costs more (rff at D = 5000: 158 s a search on
+# CoverType).
 ard_search_count <- function(map, n_rows, fresh) {
   if (inherits(map, "kitchen_rbin") && fresh && n_rows > ard_settings$n_rows) {
     ard_settings$n_searches

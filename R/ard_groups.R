@@ -6,7 +6,8 @@
 # and 40 soil columns, 522,910 training rows; bench/results/ard-covtype*.md)
 # rff with 5000 features gave 8.70% test error (9.17% before, on another
 # machine), and rbin (50 grids, the pruning chosen by the binned fit:
-# binned_ard_starts(), R/ard.R) 2.16-2.88% on map seeds 1-5 (2.16-2.31% on
+# binned_ard_starts(), R/ard.R; one search, where three are averaged
+# since: ard_search_count()) 2.16-2.88% on map seeds 1-5 (2.16-2.31% on
 # seeds 1-3, against 2.19-2.88% before), where the weights of a 43-minute
 # greedy search outside the package (bench/covtype-weights.R) give
 # 2.10-2.16%.

@@ -538,8 +538,8 @@ print.summary.kitchen_krr <- function(x, ...) {
     "class probabilities" = if (!is.null(fit$calibration)) "calibrated on cross-validated scores" else
       if (!is.null(fit[["uncalibrated"]])) paste("none:", fit[["uncalibrated"]]),
     "bandwidth search" = if (!is.null(fit$ard)) {
-      paste0(sprintf("per column on %d rows, %d objective evaluations, %.2f s",
-                     fit$ard$rows, fit$ard$iterations, fit$ard$time),
+      paste0(sprintf("per column on %d rows, %d objective evaluations, %.2f s", fit$ard$rows,
+                     fit$ard$iterations, fit$ard$time),
              # rbin on large data: the mean of searches on independent draws (R/ard.R)
              if (isTRUE(fit$ard$searches > 1)) {
                sprintf("; the mean of %d searches, each on its own rows", fit$ard$searches)
