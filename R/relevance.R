@@ -32,18 +32,16 @@
 #' set.seed(1)
 #' x <- matrix(runif(300 * 3), 300, 3, dimnames = list(NULL, c("a", "b", "c")))
 #' y <- sin(4 * x[, "a"]) + x[, "b"] + rnorm(300, sd = 0.1)
-#' # bandwidths learned from the data (c does not enter y)
-#' fit <- krr_fit(x, y, rff(x, 100, seed = 1), sigma = "ard", n_threads = 1)
-#' sort(relevance(fit), decreasing = TRUE)
-#' # or given, one per column
+#' # bandwidths given, one per column
 #' relevance(rff(x, 100, sigma = c(0.5, 1, 4), seed = 1))
 #' # named bandwidths go to their columns, in any order
 #' relevance(rff(x, 100, sigma = c(c = 4, a = 0.5, b = 1), seed = 1))
-#' # one value per term of a formula: a factor's dummy columns together
+#' # or learned from the data (c does not enter y); one value per column, or
+#' # per term of a formula: a factor's dummy columns together
 #' d <- data.frame(x, g = factor(sample(c("p", "q", "r"), 300, TRUE)))
 #' d$y <- y + (d$g == "q")
 #' fit <- krr_fit(y ~ ., d, n_features = 100, sigma = "ard", seed = 1, n_threads = 1)
-#' relevance(fit)
+#' sort(relevance(fit), decreasing = TRUE)
 #' relevance(fit, by = "term")
 relevance <- function(object, ...) UseMethod("relevance")
 
