@@ -152,6 +152,7 @@ ard_map <- function(map, x, y, weights, backend, call = rlang::caller_env()) {
   }
   pruned <- integer()
   unpruned <- NULL
+  # (one search's fresh rows; the mean of several has none: ard_averaged())
   if (check$kept && !is.null(check$train)) {
     unpruned <- search$sigma
     search <- ard_prune(search, check$train, check$held_out, w0, backend)
