@@ -101,7 +101,7 @@ ard_scale_candidates <- function(ard, map, lambda, loss) {
 binned_ard_verdict <- function(report, search, folds) {
   report$binned_check <- search$baseline_check
   report$binned_check_rows <- sum(folds == 1L)
-  if (isTRUE(search$baseline_kept)) report$kept <- FALSE
+  if (isTRUE(search$baseline_kept)) report$kept <- FALSE else report$group_steps <- search$group_steps
   if (identical(search$start, 2L)) {
     report$pruned_kept <- report$pruned  # the binned fit took them back
     report$pruned <- integer()
@@ -120,6 +120,14 @@ binned_ard_verdict <- function(report, search, folds) {
 # fit chose the better one on both (bench/results/ard-covtype-rbin.md).
 binned_ard_starts <- function(ard) {
   c(list(ard$map$kernel$sigma), if (!is.null(ard$unpruned)) list(ard$unpruned))
+}
+
+# The groups of columns whose bandwidths the binned screen steps one by one
+# after the overall scale (group_steps(), R/krr_binned_search.R), or NULL:
+# where the search was averaged (ard_search_count()), the large data whose
+# fold 1 can rank such steps.
+binned_ard_groups <- function(ard) {
+  if (isTRUE(ard$report$searches > 1)) ard$report$groups
 }
 
 # The learned bandwidths applied to `map` if they beat its own bandwidth on

@@ -63,3 +63,13 @@ one_hot_summary <- function(groups) {
   sprintf("; %d one-hot columns share %d bandwidth%s (one per variable)", sum(shared), length(shared),
           if (length(shared) == 1) "" else "s")
 }
+
+# For summary(): the steps on single groups' bandwidths after the binned
+# screen (group_steps(), R/krr_binned_search.R), or NULL.
+group_steps_summary <- function(steps) {
+  if (is.null(steps)) return(NULL)
+  taken <- which(steps$taken)
+  sprintf("; then %d of %d steps on one group's bandwidths (halved or doubled) taken%s",
+          length(taken), nrow(steps),
+          if (length(taken)) sprintf(", fold-1 error %s", format(steps$error[max(taken)], digits = 3)) else "")
+}

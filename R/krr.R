@@ -667,7 +667,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                                       lambda, folds, tol, max_iter, backend, verbose, weights,
                                       classify = response$type == "class",
                                       baseline = isotropic,
-                                      starts = if (!is.null(isotropic)) binned_ard_starts(ard))  # R/krr_binned_search.R
+                                      starts = if (!is.null(isotropic)) binned_ard_starts(ard),
+                                      groups = if (!is.null(isotropic)) binned_ard_groups(ard))  # R/krr_binned_search.R
   } else {
     search <- with_memory_hint(krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       if (dual) return(dual_statistics(candidate, x, response$y, backend, folds, weights))

@@ -568,7 +568,8 @@ print.summary.kitchen_krr <- function(x, ...) {
                        fit$ard$binned_check_rows,
                        if (fit$ard$kept) "kept" else
                          "dropped (not better by one standard error; one bandwidth for all columns)")
-             })
+             },
+             group_steps_summary(fit$ard$group_steps))
     },
     "seed" = if (!is.null(fit[["seed"]])) {
       sprintf("%d (of the map built by name; update(fit, seed = fit$seed) makes this fit again)",

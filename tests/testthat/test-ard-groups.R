@@ -181,3 +181,82 @@ test_that("rbin on large data averages the log-bandwidths of searches on indepen
   fit$ard <- ard$report
   expect_output(print(summary(fit)), "the mean of 3\\s+searches")
 })
+
+test_that("group steps halve or double one group's bandwidths while fold 1's error falls", {
+  # A known error: squared log2 distances to the bandwidths (0.5, 4, 4, 1),
+  # columns 2 and 3 one group.
+  groups <- c(1L, 2L, 2L, 3L)
+  target <- c(0.5, 4, 4, 1)
+  tried <- list()
+  screen <- function(s) {
+    tried[[length(tried) + 1]] <<- s
+    list(map = list(kernel = list(sigma = s)), score = sum((log2(s) - log2(target))^2))
+  }
+  start <- c(1, 2, 2, 1)
+  screened <- lapply(c(2, 1), function(f) c(screen(start * f), list(start = 1L)))
+  tried <- list()
+  steps <- kitchen:::group_steps(screened, groups, screen)
+  # From the better candidate (error 3); groups narrowest first (1 and 3 at
+  # 1, in order, then 2): group 1 halved (taken), group 3 halved and
+  # doubled (neither lower), group 2 halved (worse), doubled (taken).
+  expect_identical(steps$log$group, c(1L, 3L, 3L, 2L, 2L))
+  expect_identical(steps$log$factor, c(0.5, 0.5, 2, 0.5, 2))
+  expect_identical(steps$log$error, c(2, 3, 3, 8, 0))
+  expect_identical(steps$log$taken, c(TRUE, FALSE, FALSE, FALSE, TRUE))
+  expect_length(tried, 5)  # one sweep
+  expect_length(steps$screened, 7)
+  expect_identical(steps$screened[[7]]$map$kernel$sigma, target)
+  expect_true(all(vapply(steps$screened, `[[`, 0L, "start") == 1L))
+})
+
+test_that("the binned screen steps group bandwidths, reusing fold 1 where no row changes bin", {
+  set.seed(36)
+  n <- 3000
+  x <- cbind(runif(n), runif(n), runif(n))
+  y <- cbind(sin(2 * pi * x[, 1]) + x[, 2] + rnorm(n, sd = 0.1))
+  # x3 is noise with a bandwidth far wider than its range: every grid holds
+  # it in one bin, halved or doubled, so those steps reuse the best's fold 1.
+  map <- rbin(x, 10, sigma = c(0.5, 0.5, 1e6), seed = 1, n_threads = 1)
+  backend <- kitchen:::backend_settings(1L)
+  x_in <- kitchen:::map_input(map, x, arg = "x")
+  search <- function(groups) {
+    kitchen:::binned_bandwidth_search(map, kitchen:::memory_bins(x_in, backend), y, "auto", "cv",
+                                      rep_len(1:5, n), 1e-5, 1000, backend, FALSE, NULL,
+                                      groups = groups)
+  }
+  plain <- search(NULL)
+  stepped <- search(1:3)
+  expect_null(plain$group_steps)
+  steps <- stepped$group_steps
+  expect_identical(sort(unique(steps$group)), 1:3)
+  third <- steps[steps$group == 3L, ]
+  expect_identical(third$factor, c(0.5, 2))
+  expect_false(any(third$taken))
+  # Errors fall with each step taken; a step not taken was no lower.
+  best <- min(plain$sigma_path$score)
+  for (i in seq_len(nrow(steps))) {
+    if (steps$taken[i]) {
+      expect_lt(steps$error[i], best)
+      best <- steps$error[i]
+    } else {
+      expect_gte(steps$error[i], best)
+    }
+  }
+  before_third <- c(plain$sigma_path$score, steps$error[steps$taken & steps$group != 3L])
+  expect_equal(third$error, rep(min(before_third), 2))
+  # The chosen map is the last step taken (or the screen's best).
+  expect_lte(min(stepped$sigma_path$score), min(plain$sigma_path$score))
+  expect_identical(nrow(stepped$sigma_path), nrow(plain$sigma_path) + nrow(steps))
+})
+
+test_that("summary() names the group steps a fit took", {
+  set.seed(37)
+  x <- cbind(runif(300), runif(300))
+  fit <- krr_fit(x, x[, 1] + rnorm(300, sd = 0.1), rff(x, 32, seed = 1), sigma = "ard", n_threads = 1)
+  fit$ard$group_steps <- data.frame(group = c(1L, 2L, 2L), factor = c(0.5, 0.5, 2),
+                                    error = c(0.2, 0.3, 0.19), taken = c(TRUE, FALSE, TRUE))
+  said <- "2 of 3 steps on one group's bandwidths \\(halved or doubled\\) taken, fold-1 error 0.19"
+  expect_output(print(summary(fit)), gsub(" ", "[[:space:]]+", said))
+  fit$ard$group_steps <- NULL
+  expect_false(any(grepl("steps on one group", capture.output(print(summary(fit))))))
+})
