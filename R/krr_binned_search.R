@@ -54,8 +54,9 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
   screen <- function(s, from = map) {
     candidate <- if (is.null(s)) from else timed(bins$rebin(from, s))
     cols <- timed(bins$columns(candidate))
-    # A step that moves no row to another bin (group_steps(): a column
-    # wider than its range at both bandwidths) scores as the best so far.
+    # A step that moves no row to another bin (group_steps(), for instance
+    # on a column wider than its range at both bandwidths) has the best's
+    # bin columns, so its fold-1 score.
     if (!is.null(kept$cols) && identical(cols, kept$cols)) {
       return(utils::modifyList(kept$result, list(map = candidate)))
     }
@@ -150,9 +151,9 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
 # of their relevance (narrowest first). The dense proxy's relative
 # bandwidths are near but not at what binning on all rows wants, and fold
 # 1 (a fifth of the rows) ranks them as the test set does: on CoverType
-# (rbin, 50 grids, 522,910 rows, map seed 1) one sweep took fold 1's error
-# from 0.0246 to 0.0219 and the test error from 2.31% to 2.00%
-# (bench/results/ard-covtype-rbin.md). Used where the search is averaged
+# (rbin, 50 grids, 522,910 rows) one sweep took fold 1's error from 0.0247
+# to 0.0213 and the test error from 2.25% to 1.89% (map seed 1; seed 5:
+# 0.0273 to 0.0217, 2.47% to 2.04%; bench/results/ard-covtype-rbin.md). Used where the search is averaged
 # (ard_search_count(), R/ard.R): a step costs a screen on all rows, and
 # fold 1 of smaller data holds too few rows to tell steps apart.
 # Returns the candidates with the steps' appended (each naming its start)
