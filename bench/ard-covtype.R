@@ -56,6 +56,13 @@ write_result(c(
   if (!is.null(fit$sigma_path)) c("", "Overall scale of the learned bandwidths (screened on fold 1; per_column FALSE: the map's own):", "",
                                   markdown_table(data.frame(lapply(as.data.frame(fit$sigma_path), signif, 4))),
                                   ""),
+  if (!is.null(fit$ard$group_steps)) {
+    steps <- fit$ard$group_steps
+    sprintf("Steps on one group's bandwidths after the overall scale: %d screened on fold 1, %d taken (groups %s); fold-1 error %.4f after them.",
+            nrow(steps), sum(steps$taken),
+            paste(sprintf("%d x %g", steps$group[steps$taken], steps$factor[steps$taken]), collapse = ", "),
+            min(steps$error))
+  },
   if (length(fit$ard$pruned)) sprintf("Columns left out after the search (no help on the fresh rows): %s.",
                                       paste(fit$ard$pruned, collapse = ", ")),
   if (length(fit$ard$pruned_kept)) sprintf("Columns the proxy left out, kept by the binned fit's fold 1: %s.",
