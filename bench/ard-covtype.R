@@ -58,10 +58,9 @@ write_result(c(
                                   ""),
   if (!is.null(fit$ard$group_steps)) {
     steps <- fit$ard$group_steps
-    sprintf("Steps on one group's bandwidths after the overall scale: %d screened on fold 1, %d taken (groups %s); fold-1 error %.4f after them.",
+    sprintf("Steps on one group's bandwidths after the overall scale: %d screened on fold 1, %d taken (groups %s).",
             nrow(steps), sum(steps$taken),
-            paste(sprintf("%d x %g", steps$group[steps$taken], steps$factor[steps$taken]), collapse = ", "),
-            min(steps$error))
+            paste(sprintf("%d x %g", steps$group[steps$taken], steps$factor[steps$taken]), collapse = ", "))
   },
   if (length(fit$ard$pruned)) sprintf("Columns left out after the search (no help on the fresh rows): %s.",
                                       paste(fit$ard$pruned, collapse = ", ")),
