@@ -155,17 +155,20 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
 # to 0.0213 and the test error from 2.25% to 1.89% (map seed 1; seed 5:
 # 0.0273 to 0.0217, 2.47% to 2.04%; bench/results/ard-covtype-rbin.md). Used where the search is averaged
 # (ard_search_count(), R/ard.R): a step costs a screen on all rows, and
-# fold 1 of smaller data holds too few rows to tell steps apart.
+# fold 1 of smaller data holds too few rows to tell steps apart. At most
+# the `max_groups` most relevant groups are stepped, so that wide data
+# costs no more than CoverType's 12 groups (up to 24 screens, each about
+# as long as the fit's fold-1 path; the least relevant groups matter least).
 # Returns the candidates with the steps' appended (each naming its start)
 # and a log of the steps.
-group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2)) {
+group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_groups = 12) {
   scores <- vapply(screened, `[[`, 0, "score")
   from <- screened[[best_candidate(scores)]]
   sigma <- from$map$kernel$sigma
   score <- from$score
   level <- tapply(sigma, groups, function(s) exp(mean(log(s))))
   log <- list()
-  for (g in as.integer(names(level))[order(level)]) {
+  for (g in utils::head(as.integer(names(level))[order(level)], max_groups)) {
     for (f in factors) {
       s <- sigma
       s[groups == g] <- s[groups == g] * f
