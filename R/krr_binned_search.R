@@ -153,9 +153,10 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
 # 1 (a fifth of the rows) ranks them as the test set does: on CoverType
 # (rbin, 50 grids, 522,910 rows) one sweep took fold 1's error from 0.0247
 # to 0.0213 and the test error from 2.25% to 1.89% (map seed 1; seed 5:
-# 0.0273 to 0.0217, 2.47% to 2.04%; bench/results/ard-covtype-rbin.md). Used where the search is averaged
-# (ard_search_count(), R/ard.R): a step costs a screen on all rows, and
-# fold 1 of smaller data holds too few rows to tell steps apart. At most
+# 0.0273 to 0.0217, 2.47% to 2.04%; bench/results/ard-covtype-rbin.md).
+# Used where the search is averaged (ard_search_count(), R/ard.R): a step
+# costs a screen on all rows, and fold 1 of smaller data holds too few
+# rows to tell steps apart. At most
 # the `max_groups` most relevant groups are stepped, so that wide data
 # costs no more than CoverType's 12 groups (up to 24 screens, each about
 # as long as the fit's fold-1 path; the least relevant groups matter least).
@@ -166,7 +167,7 @@ group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_gro
   from <- screened[[best_candidate(scores)]]
   sigma <- from$map$kernel$sigma
   score <- from$score
-  level <- tapply(sigma, groups, function(s) exp(mean(log(s))))
+  level <- tapply(sigma, groups, bandwidth_level)  # R/krr_bandwidth_search.R
   log <- list()
   for (g in utils::head(as.integer(names(level))[order(level)], max_groups)) {
     for (f in factors) {
