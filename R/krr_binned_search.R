@@ -51,7 +51,11 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
   # grid), fold-1 path and solution, for binned_lambda_choice(): no second
   # pass over x.
   kept <- list(score = Inf, tie = Inf)
-  screen <- function(s, from = map) {
+  # `window`: a step near the best (group_steps()) is scored from a half
+  # decade above the best's lambda and stops at the first lambda that does
+  # not improve: its best lambda is near the best's, and each lambda of a
+  # path on new bins costs up to `cv_iter` CG iterations.
+  screen <- function(s, from = map, window = FALSE) {
     candidate <- if (is.null(s)) from else timed(bins$rebin(from, s))
     cols <- timed(bins$columns(candidate))
     # A step that moves no row to another bin (group_steps(), for instance
@@ -65,9 +69,12 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
     # (a bar per candidate: say which, since they stop early at unknown points)
     label <- sprintf("Screening sigma = %s on fold 1",
                      format(bandwidth_level(candidate$kernel$sigma), digits = 3))
+    from_top <- if (window && !is.null(kept$result)) {
+      sqrt(10) * relative(kept$result$solution$lambda, kept$result$map)
+    } else top
     path <- binned_cv_path(ops, y, folds, value, candidate$n_features, lambda, tol, max_iter,
-                           verbose, weights_all, use_folds = 1L, top = top, classify = classify,
-                           label = label)
+                           verbose, weights_all, patience = if (window) 1 else 2, use_folds = 1L,
+                           top = from_top, classify = classify, label = label)
     at <- binned_best(path)
     # with misclassification scores, the squared error breaks ties
     tie <- if (classify) path$cv_mse[at]
@@ -107,7 +114,7 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
   # Large data: steps on each group's bandwidth from the best (group_steps()).
   steps <- NULL
   if (!is.null(groups) && identical(sigmas, "auto")) {
-    steps <- group_steps(screened, groups, screen)
+    steps <- group_steps(screened, groups, function(s) screen(s, window = TRUE))
     screened <- steps$screened
   }
   check <- if (!is.null(baseline)) baseline_check(baseline_path, kept$path)
@@ -151,18 +158,22 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
 # of their relevance (narrowest first). The dense proxy's relative
 # bandwidths are near but not at what binning on all rows wants, and fold
 # 1 (a fifth of the rows) ranks them as the test set does: on CoverType
-# (rbin, 50 grids, 522,910 rows) one sweep took fold 1's error from 0.0247
-# to 0.0213 and the test error from 2.25% to 1.89% (map seed 1; seed 5:
-# 0.0273 to 0.0217, 2.47% to 2.04%; bench/results/ard-covtype-rbin.md).
+# (rbin, 50 grids, 522,910 rows) a sweep of all 12 groups took fold 1's
+# error from 0.0247 to 0.0213 and the test error from 2.25% to 1.89% (map
+# seed 1; seed 5: 0.0273 to 0.0217, 2.47% to 2.04%;
+# bench/results/ard-covtype-rbin.md).
 # Used where the search is averaged (ard_search_count(), R/ard.R): a step
 # costs a screen on all rows, and fold 1 of smaller data holds too few
-# rows to tell steps apart. At most
-# the `max_groups` most relevant groups are stepped, so that wide data
-# costs no more than CoverType's 12 groups (up to 24 screens, each about
-# as long as the fit's fold-1 path; the least relevant groups matter least).
+# rows to tell steps apart. Only the `max_groups` most relevant groups are
+# stepped (the least relevant matter least), and each step's path is a
+# window around the best's lambda (screen()): on CoverType all 12 groups
+# and full paths took 18 screens of about 60 s each and the whole call
+# 25.5 minutes (1.89%), the 6 most relevant 8 screens and 13.1 minutes
+# (2.05%; seed 1, alone on the machine; the target is 15 minutes; seeds 3
+# and 5: 2.08% and 2.32%, against 2.39% and 2.47% without steps).
 # Returns the candidates with the steps' appended (each naming its start)
 # and a log of the steps.
-group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_groups = 12) {
+group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_groups = 6) {
   scores <- vapply(screened, `[[`, 0, "score")
   from <- screened[[best_candidate(scores)]]
   sigma <- from$map$kernel$sigma

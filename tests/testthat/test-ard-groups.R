@@ -207,10 +207,10 @@ test_that("group steps halve or double one group's bandwidths while fold 1's err
   expect_length(steps$screened, 7)
   expect_identical(steps$screened[[7]]$map$kernel$sigma, target)
   expect_true(all(vapply(steps$screened, `[[`, 0L, "start") == 1L))
-  # Wide data: the 12 most relevant of 15 groups, narrowest first.
+  # Wide data: the 6 most relevant of 15 groups, narrowest first.
   flat <- function(s) list(map = list(kernel = list(sigma = s)), score = 1)
   wide <- kitchen:::group_steps(list(c(flat(2^c(20, 1:14)), list(start = 1L))), 1:15, flat)
-  expect_identical(wide$log$group, rep(2:13, each = 2))
+  expect_identical(wide$log$group, rep(2:7, each = 2))
 })
 
 test_that("the binned screen steps group bandwidths, reusing fold 1 where no row changes bin", {
@@ -228,10 +228,28 @@ test_that("the binned screen steps group bandwidths, reusing fold 1 where no row
                                       rep_len(1:5, n), 1e-5, 1000, backend, FALSE, NULL,
                                       groups = groups)
   }
+  # Each fold-1 path's start (`top`, relative to n / n_features) and patience.
+  paths <- list()
+  record <- function(top, patience) {
+    paths[[length(paths) + 1]] <<- c(top = if (is.null(top)) NA_real_ else top,
+                                     patience = patience)
+  }
+  trace("binned_cv_path", where = asNamespace("kitchen"), print = FALSE,
+        tracer = bquote(.(record)(top, patience)))
+  on.exit(untrace("binned_cv_path", where = asNamespace("kitchen")))
   plain <- search(NULL)
+  plain_paths <- paths
+  paths <- list()
   stepped <- search(1:3)
   expect_null(plain$group_steps)
   steps <- stepped$group_steps
+  # The steps screened on new bins (not the third group's) run a window of
+  # lambdas: from half a decade above the best's lambda on the grid
+  # 10^(k/2), stopping at the first that does not improve.
+  windows <- Filter(function(p) p[["patience"]] == 1, paths)
+  expect_false(any(vapply(plain_paths, function(p) p[["patience"]] == 1, TRUE)))
+  expect_length(windows, sum(steps$group != 3L))
+  for (p in windows) expect_equal(2 * log10(p[["top"]]), round(2 * log10(p[["top"]])))
   expect_identical(sort(unique(steps$group)), 1:3)
   third <- steps[steps$group == 3L, ]
   expect_identical(third$factor, c(0.5, 2))
