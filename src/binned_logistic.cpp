@@ -3,8 +3,9 @@
 // intercepts (kitchen/binned_logistic.hpp) solved by preconditioned
 // conjugate gradients (kitchen/binned_cg.hpp) for all free classes at once.
 // Products run over threads (rows for Z v, grids for Z'u, each in order, so
-// results do not depend on the thread count); the rest on the calling
-// thread, which checks for interrupts between iterations.
+// results do not depend on the thread count), as do the solver's vector
+// updates and sums (binned_cg.hpp); the calling thread checks for
+// interrupts between iterations.
 #include <Rcpp.h>
 
 #include <algorithm>
@@ -91,7 +92,7 @@ SEXP binned_logistic_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericMatrix prob,
   Rcpp::NumericMatrix x = Rcpp::clone(start);
   const kitchen::cg_report report = kitchen::preconditioned_cg(
       apply, b.begin(), precondition.begin(), n_col * f, tol, max_iter, x.begin(),
-      [] { Rcpp::checkUserInterrupt(); });
+      [] { Rcpp::checkUserInterrupt(); }, kitchen_glue::chunk_runner{n_threads});
   if (!ok) {
     return Rf_mkString("{.arg cols} must hold column numbers from 0 to the number of columns - 1, or -1.");
   }

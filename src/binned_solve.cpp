@@ -1,7 +1,8 @@
 // Glue for the conjugate-gradient solves of random binning fits: one
 // centred, row-weighted ridge system (Zc' W Zc + lambda I) w = b, with
 // Zc = Z - 1 zbar', solved in C++ from a start (R/krr_binned.R). The
-// products run over threads; the vector updates on the calling thread.
+// products, vector updates and sums run over threads, each sum in a fixed
+// order (binned_cg.hpp), so results do not depend on the thread count.
 #include <Rcpp.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "kitchen/binned_cg.hpp"
 #include "kitchen/binned_products.hpp"
+#include "kitchen/huge_pages.hpp"
 #include "parallel_chunks.h"
 
 // cols: n x n_grids column numbers (-1 for none); rows: n row weights;
@@ -37,10 +39,11 @@ SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::Num
   const double* zb = zbar.begin();
   double n_rows = 0;
   for (std::size_t i = 0; i < n; ++i) n_rows += w[i];
-  std::vector<double> precondition(n_col), t(n * k);
+  std::vector<double> precondition(n_col);
+  kitchen::huge_page_vector<double> t(n * k);
   for (std::size_t i = 0; i < n_col; ++i) precondition[i] = diagonal[i] + lambda;
   // R's columns interleaved for the solve, and back
-  std::vector<double> b_rows(n_col * k), x_rows(n_col * k);
+  kitchen::huge_page_vector<double> b_rows(n_col * k), x_rows(n_col * k);
   for (std::size_t j = 0; j < k; ++j) {
     for (std::size_t i = 0; i < n_col; ++i) {
       b_rows[i * k + j] = b(i, j);
@@ -50,8 +53,9 @@ SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::Num
   std::vector<kitchen::cg_report> reports(k);
   std::atomic<bool> ok(true);
   // `width`: k, or 1 known when compiling (binned_cg.hpp)
+  kitchen_glue::chunk_runner parallel{n_threads};
   auto solve = [&](auto width) {
-    std::vector<double> zp(k);
+    std::vector<double> zp(k), partial;
     auto apply = [&](const double* p, double* ap) {
       double* tp = t.data();
       kitchen_glue::parallel_for_chunks(n, 2.0 * n_grids * k, n_threads,
@@ -64,26 +68,33 @@ SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::Num
           for (std::size_t j = 0; j < width; ++j) tp[i * width + j] *= w[i];
         }
       });
-      std::fill(ap, ap + n_col * width, 0.0);
+      parallel(n_col, 1.0 * k, [&](std::size_t begin, std::size_t end) {
+        std::fill(ap + begin * width, ap + end * width, 0.0);
+      });
       kitchen_glue::parallel_for_chunks(n_grids, 3.0 * n * k, n_threads,
                                         [&](std::size_t begin, std::size_t end) {
         if (!kitchen::binned_crossprod_columns(c, n, value, tp, width, n_col, begin, end, ap)) {
           ok = false;
         }
       });
-      std::fill(zp.begin(), zp.end(), 0.0);
-      for (std::size_t i = 0; i < n_col; ++i) {
-        for (std::size_t j = 0; j < width; ++j) zp[j] += zb[i] * p[i * width + j];
-      }
-      for (std::size_t i = 0; i < n_col; ++i) {
-        for (std::size_t j = 0; j < width; ++j) {
-          ap[i * width + j] += lambda * p[i * width + j] - n_rows * zp[j] * zb[i];
+      kitchen::cg_blocked_sums(parallel, n_col, k, k,
+                               [&](std::size_t begin, std::size_t end, double* s) {
+        for (std::size_t i = begin; i < end; ++i) {
+          for (std::size_t j = 0; j < width; ++j) s[j] += zb[i] * p[i * width + j];
         }
-      }
+      }, partial, zp.data());
+      parallel(n_col, 3.0 * k, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          for (std::size_t j = 0; j < width; ++j) {
+            ap[i * width + j] += lambda * p[i * width + j] - n_rows * zp[j] * zb[i];
+          }
+        }
+      });
     };
     kitchen::preconditioned_cg_columns(apply, b_rows.data(), precondition.data(), n_col, width,
                                        tol, max_iter, x_rows.data(),
-                                       [] { Rcpp::checkUserInterrupt(); }, reports.data());
+                                       [] { Rcpp::checkUserInterrupt(); }, reports.data(),
+                                       parallel);
   };
   if (k == 1) solve(kitchen::one_column); else solve(k);
   if (!ok) {

@@ -64,6 +64,30 @@ test_that("several right-hand sides in lockstep give each one's own solve, bit f
   }
 })
 
+test_that("a solve over many bins gives the same bits on one thread as on two", {
+  # enough bins for several blocks of the solver's sums (binned_cg.hpp) on
+  # each thread, for one right-hand side and for three
+  toy <- binned_toy(n = 3000)
+  map <- rbin(toy$x, n_grids = 40, sigma = 0.05, seed = 4)
+  expect_gt(map$n_features, 4 * 4096)
+  cols <- rbin_columns(map, map_input(map, toy$x), backend_settings(1L))
+  value <- 1 / sqrt(map$n_grids)
+  rows <- rep(c(1, 0.5, 2), length.out = nrow(toy$x))
+  system <- binned_system(binned_ops(cols, value, map$n_features, backend_settings(1L)), rows,
+                          value)
+  y <- cbind(toy$y, sign(toy$x[, 1]), toy$x[, 2])
+  b <- vapply(1:3, function(j) system$rhs(y[, j]), numeric(map$n_features))
+  for (j in list(1, 1:3)) {
+    solves <- lapply(1:2, function(threads) {
+      kitchen:::binned_cg_cpp(cols, rows, system$zbar, system$diagonal, b[, j, drop = FALSE],
+                              matrix(0, map$n_features, length(j)), 0.01, value, 1e-10, 500,
+                              threads)
+    })
+    expect_gt(min(solves[[1]]$iterations), 5)
+    expect_identical(solves[[1]], solves[[2]])
+  }
+})
+
 test_that("the products Z v and Z'u equal the dense ones", {
   toy <- binned_toy(n = 200)
   map <- rbin(toy$x, n_grids = 9, sigma = 0.5, seed = 3, clip = FALSE)

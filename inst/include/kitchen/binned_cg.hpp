@@ -12,12 +12,22 @@
 // sizes and stopping rule, and its arithmetic is that of a solve on its
 // own, in the same order: the results are bitwise those of k separate
 // solves.
+//
+// Sums and updates over the n entries run through `parallel(n_units,
+// unit_cost, body)` (parallel_chunks.h's chunk_runner in the glue; cg_serial
+// inline): with millions of entries, each pass over the vectors costs about
+// as much as a product. Every sum is taken over fixed blocks of
+// cg_sum_block entries, then the blocks' sums are added in order, so the
+// results do not depend on the number of threads.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
+
+#include "kitchen/huge_pages.hpp"
 
 namespace kitchen {
 
@@ -30,6 +40,39 @@ struct cg_report {
   double residual;  // ||b - A x|| / ||b||
 };
 
+// Entries per block of a sum (see the top of the file).
+constexpr std::size_t cg_sum_block = 4096;
+
+// Runs body(begin, end) over [0, n_units) on the calling thread.
+struct cg_serial {
+  template <class Body>
+  void operator()(std::size_t n_units, double, Body body) const {
+    if (n_units > 0) body(0, n_units);
+  }
+};
+
+// sums[s] = the sum over entries [0, n) of what body(begin, end, block_sums)
+// adds to block_sums[s] (n_sums values, zero on entry) for the entries of one
+// block, each entry holding k values; blocks may run on different threads
+// and are added in order. partial is scratch.
+template <class Parallel, class Body>
+void cg_blocked_sums(Parallel& parallel, std::size_t n, std::size_t k, std::size_t n_sums,
+                     Body body, std::vector<double>& partial, double* sums) {
+  const std::size_t n_blocks = (n + cg_sum_block - 1) / cg_sum_block;
+  partial.assign(n_blocks * n_sums, 0.0);
+  double* part = partial.data();
+  parallel(n_blocks, 4.0 * cg_sum_block * k, [&](std::size_t first, std::size_t last) {
+    for (std::size_t block = first; block < last; ++block) {
+      body(block * cg_sum_block, std::min(n, (block + 1) * cg_sum_block),
+           part + block * n_sums);
+    }
+  });
+  std::fill(sums, sums + n_sums, 0.0);
+  for (std::size_t block = 0; block < n_blocks; ++block) {
+    for (std::size_t s = 0; s < n_sums; ++s) sums[s] += part[block * n_sums + s];
+  }
+}
+
 // Solves A X = B for k right-hand sides from the start in X, in place,
 // each until ||b - A x|| <= tol ||b|| or max_iter iterations. Vectors are
 // interleaved: entry i of right-hand side j at [i * k + j] (B, X and the
@@ -39,19 +82,22 @@ struct cg_report {
 // report receives k reports. `k` is a std::size_t, or a
 // std::integral_constant for a width known when compiling: one right-hand
 // side then runs loops without an inner one (25% faster at k = 1).
-template <class Apply, class Between, class Width>
+// parallel runs the passes over the entries (see the top of the file).
+template <class Apply, class Between, class Width, class Parallel>
 void preconditioned_cg_columns(Apply apply, const double* b, const double* precondition,
                                std::size_t n, Width k, double tol, int max_iter, double* x,
-                               Between between, cg_report* report) {
-  std::vector<double> b_norm(k, 0.0), rz(k, 0.0), rr(k, 0.0), pap(k), alpha(k), rz_next(k),
-      beta(k);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < k; ++j) b_norm[j] += b[i * k + j] * b[i * k + j];
-  }
+                               Between between, cg_report* report, Parallel parallel) {
+  // sums[j]: the first sum of column j, sums[k + j] the second
+  std::vector<double> partial, sums(2 * k), b_norm(k), rz(k), rr(k), alpha(k), beta(k);
+  cg_blocked_sums(parallel, n, k, k, [&](std::size_t begin, std::size_t end, double* s) {
+    for (std::size_t i = begin; i < end; ++i) {
+      for (std::size_t j = 0; j < k; ++j) s[j] += b[i * k + j] * b[i * k + j];
+    }
+  }, partial, sums.data());
   std::vector<char> active(k);
   std::size_t n_active = 0;
   for (std::size_t j = 0; j < k; ++j) {
-    b_norm[j] = std::sqrt(b_norm[j]);
+    b_norm[j] = std::sqrt(sums[j]);
     report[j] = {0, 0.0};
     if (b_norm[j] == 0) {
       for (std::size_t i = 0; i < n; ++i) x[i * k + j] = 0;
@@ -61,18 +107,25 @@ void preconditioned_cg_columns(Apply apply, const double* b, const double* preco
     }
   }
   if (n_active == 0) return;
-  std::vector<double> r(n * k), z(n * k), p(n * k), ap(n * k);
+  // z = r / precondition is not stored: recomputed where needed, the same
+  // quotient bit for bit
+  huge_page_vector<double> r(n * k), p(n * k), ap(n * k);
   apply(x, ap.data());
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < k; ++j) {
-      if (!active[j]) continue;
-      const std::size_t at = i * k + j;
-      r[at] = b[at] - ap[at];
-      z[at] = r[at] / precondition[i];
-      p[at] = z[at];
-      rz[j] += r[at] * z[at];
-      rr[j] += r[at] * r[at];
+  cg_blocked_sums(parallel, n, k, 2 * k, [&](std::size_t begin, std::size_t end, double* s) {
+    for (std::size_t i = begin; i < end; ++i) {
+      for (std::size_t j = 0; j < k; ++j) {
+        if (!active[j]) continue;
+        const std::size_t at = i * k + j;
+        r[at] = b[at] - ap[at];
+        p[at] = r[at] / precondition[i];
+        s[j] += r[at] * p[at];
+        s[k + j] += r[at] * r[at];
+      }
     }
+  }, partial, sums.data());
+  for (std::size_t j = 0; j < k; ++j) {
+    rz[j] = sums[j];
+    rr[j] = sums[k + j];
   }
   for (;;) {
     n_active = 0;
@@ -84,39 +137,42 @@ void preconditioned_cg_columns(Apply apply, const double* b, const double* preco
     if (n_active == 0) break;
     between();
     apply(p.data(), ap.data());  // the finished columns' too: their values go unused
-    for (std::size_t j = 0; j < k; ++j) pap[j] = rz_next[j] = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < k; ++j) pap[j] += p[i * k + j] * ap[i * k + j];
+    cg_blocked_sums(parallel, n, k, k, [&](std::size_t begin, std::size_t end, double* s) {
+      for (std::size_t i = begin; i < end; ++i) {
+        for (std::size_t j = 0; j < k; ++j) s[j] += p[i * k + j] * ap[i * k + j];
+      }
+    }, partial, sums.data());
+    for (std::size_t j = 0; j < k; ++j) {
+      if (active[j]) alpha[j] = rz[j] / sums[j];
     }
+    // sums: r'z and r'r after the step
+    cg_blocked_sums(parallel, n, k, 2 * k, [&](std::size_t begin, std::size_t end, double* s) {
+      for (std::size_t i = begin; i < end; ++i) {
+        for (std::size_t j = 0; j < k; ++j) {
+          if (!active[j]) continue;
+          const std::size_t at = i * k + j;
+          x[at] += alpha[j] * p[at];
+          r[at] -= alpha[j] * ap[at];
+          s[j] += r[at] * (r[at] / precondition[i]);
+          s[k + j] += r[at] * r[at];
+        }
+      }
+    }, partial, sums.data());
     for (std::size_t j = 0; j < k; ++j) {
       if (!active[j]) continue;
-      alpha[j] = rz[j] / pap[j];
-      rr[j] = 0;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < k; ++j) {
-        if (!active[j]) continue;
-        const std::size_t at = i * k + j;
-        x[at] += alpha[j] * p[at];
-        r[at] -= alpha[j] * ap[at];
-        z[at] = r[at] / precondition[i];
-        rz_next[j] += r[at] * z[at];
-        rr[j] += r[at] * r[at];
-      }
-    }
-    for (std::size_t j = 0; j < k; ++j) {
-      if (active[j]) beta[j] = rz_next[j] / rz[j];
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < k; ++j) {
-        if (active[j]) p[i * k + j] = z[i * k + j] + beta[j] * p[i * k + j];
-      }
-    }
-    for (std::size_t j = 0; j < k; ++j) {
-      if (!active[j]) continue;
-      rz[j] = rz_next[j];
+      beta[j] = sums[j] / rz[j];
+      rz[j] = sums[j];
+      rr[j] = sums[k + j];
       ++report[j].iterations;
     }
+    parallel(n, 3.0 * k, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        for (std::size_t j = 0; j < k; ++j) {
+          const std::size_t at = i * k + j;
+          if (active[j]) p[at] = r[at] / precondition[i] + beta[j] * p[at];
+        }
+      }
+    });
   }
   for (std::size_t j = 0; j < k; ++j) {
     if (b_norm[j] != 0) report[j].residual = std::sqrt(rr[j]) / b_norm[j];
@@ -124,13 +180,13 @@ void preconditioned_cg_columns(Apply apply, const double* b, const double* preco
 }
 
 // One right-hand side: apply(p, out) writes A p.
-template <class Apply, class Between>
+template <class Apply, class Between, class Parallel>
 cg_report preconditioned_cg(Apply apply, const double* b, const double* precondition,
                             std::size_t n, double tol, int max_iter, double* x,
-                            Between between) {
+                            Between between, Parallel parallel) {
   cg_report report;
   preconditioned_cg_columns(apply, b, precondition, n, one_column, tol, max_iter, x, between,
-                            &report);
+                            &report, parallel);
   return report;
 }
 

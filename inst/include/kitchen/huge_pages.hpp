@@ -14,6 +14,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -35,5 +37,34 @@ inline void advise_huge_pages(void* p, std::size_t bytes) {
   (void)bytes;
 #endif
 }
+
+// std::allocator with the advice above on each allocation, before the
+// vector first writes it: for scratch vectors of hundreds of megabytes that
+// are read at random (binned_cg.hpp) as well as made again and again.
+template <class T>
+struct huge_page_allocator {
+  using value_type = T;
+  huge_page_allocator() = default;
+  template <class U>
+  huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    T* p = std::allocator<T>().allocate(n);
+    advise_huge_pages(p, n * sizeof(T));
+    return p;
+  }
+  void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>().deallocate(p, n); }
+};
+
+template <class T, class U>
+bool operator==(const huge_page_allocator<T>&, const huge_page_allocator<U>&) noexcept {
+  return true;
+}
+template <class T, class U>
+bool operator!=(const huge_page_allocator<T>&, const huge_page_allocator<U>&) noexcept {
+  return false;
+}
+
+template <class T>
+using huge_page_vector = std::vector<T, huge_page_allocator<T>>;
 
 }  // namespace kitchen
