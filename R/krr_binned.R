@@ -267,10 +267,14 @@ binned_solve <- function(system, y, lambda, start, tol, max_iter) {
   size <- ceiling(length(solved_columns) / ceiling(length(solved_columns) / 8))  # groups of equal size
   groups <- split(solved_columns, ceiling(seq_along(solved_columns) / size))
   for (group in groups) {
-    b <- matrix(vapply(group, function(j) system$rhs(y[, j]), numeric(nrow(start))),
-                nrow(start))
-    solved <- system$solve(b, lambda, start[, group, drop = FALSE], tol, max_iter)
-    out$coefficients[, group] <- solved$x
+    # no copies of these columns-by-classes matrices that are not needed:
+    # with millions of bins each is hundreds of megabytes of fresh pages
+    b <- vapply(group, function(j) system$rhs(y[, j]), numeric(nrow(start)))
+    dim(b) <- c(nrow(start), length(group))
+    whole <- identical(group, seq_len(k))
+    solved <- system$solve(b, lambda, if (whole) start else start[, group, drop = FALSE], tol,
+                           max_iter)
+    if (whole) out$coefficients <- solved$x else out$coefficients[, group] <- solved$x
     out$iterations[group] <- solved$iterations
     out$residual[group] <- solved$residual
   }

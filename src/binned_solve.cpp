@@ -13,6 +13,7 @@
 #include "kitchen/binned_products.hpp"
 #include "kitchen/huge_pages.hpp"
 #include "parallel_chunks.h"
+#include "result_matrix.h"
 
 // cols: n x n_grids column numbers (-1 for none); rows: n row weights;
 // zbar, diagonal: one value per column; b, start: one column of as many
@@ -100,7 +101,7 @@ SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::Num
   if (!ok) {
     return Rf_mkString("{.arg cols} must hold column numbers from 0 to the number of columns - 1, or -1.");
   }
-  Rcpp::NumericMatrix x(n_col, k);
+  Rcpp::NumericMatrix x(kitchen_glue::alloc_result_matrix(n_col, k));
   Rcpp::IntegerVector iterations(k);
   Rcpp::NumericVector residual(k);
   for (std::size_t j = 0; j < k; ++j) {
