@@ -171,7 +171,8 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
 # 25.5 minutes (1.89%), the 6 most relevant groups with windows 8 screens
 # and 13.1 minutes (2.05%; seed 1, alone on the machine; the target is
 # 15 minutes; seeds 3 and 5: 2.08% and 2.32%, against 2.39% and 2.47%
-# without steps).
+# without steps). With the threaded CG (binned_cg.hpp), 11.1 minutes for
+# seed 1 and 14.5-14.9 for seed 5.
 # Returns the candidates with the steps' appended (each naming its start)
 # and a log of the steps.
 group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_groups = 6) {
