@@ -14,11 +14,12 @@
 // solves.
 //
 // Sums and updates over the n entries run through `parallel(n_units,
-// unit_cost, body)` (parallel_chunks.h's chunk_runner in the glue; cg_serial
-// inline): with millions of entries, each pass over the vectors costs about
-// as much as a product. Every sum is taken over fixed blocks of
-// cg_sum_block entries, then the blocks' sums are added in order, so the
-// results do not depend on the number of threads.
+// unit_cost, body)`, which calls body(begin, end) on disjoint ranges
+// covering [0, n_units) (parallel_chunks.h's chunk_runner in the glue): with
+// millions of entries, each pass over the vectors costs about as much as a
+// product. Every sum is taken over fixed blocks of cg_sum_block entries,
+// then the blocks' sums are added in order, so the results do not depend on
+// the number of threads.
 #pragma once
 
 #include <algorithm>
@@ -42,14 +43,6 @@ struct cg_report {
 
 // Entries per block of a sum (see the top of the file).
 constexpr std::size_t cg_sum_block = 4096;
-
-// Runs body(begin, end) over [0, n_units) on the calling thread.
-struct cg_serial {
-  template <class Body>
-  void operator()(std::size_t n_units, double, Body body) const {
-    if (n_units > 0) body(0, n_units);
-  }
-};
 
 // sums[s] = the sum over entries [0, n) of what body(begin, end, block_sums)
 // adds to block_sums[s] (n_sums values, zero on entry) for the entries of one
