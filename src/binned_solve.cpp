@@ -53,14 +53,13 @@ SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::Num
   }
   std::vector<kitchen::cg_report> reports(k);
   std::atomic<bool> ok(true);
-  // `width`: k, or 1 known when compiling (binned_cg.hpp)
   kitchen_glue::chunk_runner parallel{n_threads};
+  // `width`: k, or 1 known when compiling (binned_cg.hpp)
   auto solve = [&](auto width) {
     std::vector<double> zp(k), partial;
     auto apply = [&](const double* p, double* ap) {
       double* tp = t.data();
-      kitchen_glue::parallel_for_chunks(n, 2.0 * n_grids * k, n_threads,
-                                        [&](std::size_t begin, std::size_t end) {
+      parallel(n, 2.0 * n_grids * k, [&](std::size_t begin, std::size_t end) {
         if (!kitchen::binned_times_columns(c, n, n_grids, value, p, width, n_col, begin, end,
                                            tp)) {
           ok = false;
@@ -72,8 +71,7 @@ SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::Num
       parallel(n_col, 1.0 * k, [&](std::size_t begin, std::size_t end) {
         std::fill(ap + begin * width, ap + end * width, 0.0);
       });
-      kitchen_glue::parallel_for_chunks(n_grids, 3.0 * n * k, n_threads,
-                                        [&](std::size_t begin, std::size_t end) {
+      parallel(n_grids, 3.0 * n * k, [&](std::size_t begin, std::size_t end) {
         if (!kitchen::binned_crossprod_columns(c, n, value, tp, width, n_col, begin, end, ap)) {
           ok = false;
         }
