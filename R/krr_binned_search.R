@@ -172,7 +172,9 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
 # and 13.1 minutes (2.05%; seed 1, alone on the machine; the target is
 # 15 minutes; seeds 3 and 5: 2.08% and 2.32%, against 2.39% and 2.47%
 # without steps). With the threaded CG (binned_cg.hpp), 11.1 minutes for
-# seed 1 and 14.5-14.9 for seed 5.
+# seed 1 and 14.5-14.9 for seed 5. All 12 groups with windows (and the
+# faster proxy search of af4c332): 2.02% and 2.03% on seeds 1 and 5, but
+# 16.9 and 17.4 minutes, over the target: 6 stays the default.
 # Returns the candidates with the steps' appended (each naming its start)
 # and a log of the steps.
 group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_groups = 6) {
