@@ -121,6 +121,10 @@ test_that("the ARD objective's gradient matches finite differences", {
       (value(theta + step) - value(theta - step)) / (2 * h)
     }, 0)
     expect_equal(exact$gradient, numeric_grad, tolerance = 1e-6, info = kernel$name)
+    # the products on kitchen's kernels over two threads: the same to rounding
+    problem$backend <- kitchen:::backend_settings(2L)
+    expect_equal(kitchen:::ard_objective(theta, problem), exact, tolerance = 1e-12,
+                 info = kernel$name)
   }
 })
 
