@@ -29,8 +29,16 @@ binned_scores_cpp <- function(cols, coefficients, value, n_threads) {
     .Call(`_kitchen_binned_scores_cpp`, cols, coefficients, value, n_threads)
 }
 
-binned_cg_cpp <- function(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads) {
-    .Call(`_kitchen_binned_cg_cpp`, cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads)
+binned_cg_workspace_cpp <- function() {
+    .Call(`_kitchen_binned_cg_workspace_cpp`)
+}
+
+binned_cg_workspace_free_cpp <- function(workspace) {
+    invisible(.Call(`_kitchen_binned_cg_workspace_free_cpp`, workspace))
+}
+
+binned_cg_cpp <- function(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads, workspace = NULL) {
+    .Call(`_kitchen_binned_cg_cpp`, cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads, workspace)
 }
 
 calibration_hessian_cpp <- function(design, q, weights, n_threads, simd) {

@@ -105,9 +105,27 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// binned_cg_workspace_cpp
+SEXP binned_cg_workspace_cpp();
+RcppExport SEXP _kitchen_binned_cg_workspace_cpp() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    rcpp_result_gen = Rcpp::wrap(binned_cg_workspace_cpp());
+    return rcpp_result_gen;
+END_RCPP
+}
+// binned_cg_workspace_free_cpp
+void binned_cg_workspace_free_cpp(SEXP workspace);
+RcppExport SEXP _kitchen_binned_cg_workspace_free_cpp(SEXP workspaceSEXP) {
+BEGIN_RCPP
+    Rcpp::traits::input_parameter< SEXP >::type workspace(workspaceSEXP);
+    binned_cg_workspace_free_cpp(workspace);
+    return R_NilValue;
+END_RCPP
+}
 // binned_cg_cpp
-SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::NumericVector zbar, Rcpp::NumericVector diagonal, Rcpp::NumericMatrix b, Rcpp::NumericMatrix start, double lambda, double value, double tol, int max_iter, int n_threads);
-RcppExport SEXP _kitchen_binned_cg_cpp(SEXP colsSEXP, SEXP rowsSEXP, SEXP zbarSEXP, SEXP diagonalSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambdaSEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP) {
+SEXP binned_cg_cpp(Rcpp::IntegerMatrix cols, Rcpp::NumericVector rows, Rcpp::NumericVector zbar, Rcpp::NumericVector diagonal, Rcpp::NumericMatrix b, Rcpp::NumericMatrix start, double lambda, double value, double tol, int max_iter, int n_threads, SEXP workspace);
+RcppExport SEXP _kitchen_binned_cg_cpp(SEXP colsSEXP, SEXP rowsSEXP, SEXP zbarSEXP, SEXP diagonalSEXP, SEXP bSEXP, SEXP startSEXP, SEXP lambdaSEXP, SEXP valueSEXP, SEXP tolSEXP, SEXP max_iterSEXP, SEXP n_threadsSEXP, SEXP workspaceSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::traits::input_parameter< Rcpp::IntegerMatrix >::type cols(colsSEXP);
@@ -121,7 +139,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< double >::type tol(tolSEXP);
     Rcpp::traits::input_parameter< int >::type max_iter(max_iterSEXP);
     Rcpp::traits::input_parameter< int >::type n_threads(n_threadsSEXP);
-    rcpp_result_gen = Rcpp::wrap(binned_cg_cpp(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads));
+    Rcpp::traits::input_parameter< SEXP >::type workspace(workspaceSEXP);
+    rcpp_result_gen = Rcpp::wrap(binned_cg_cpp(cols, rows, zbar, diagonal, b, start, lambda, value, tol, max_iter, n_threads, workspace));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -932,7 +951,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_kitchen_binned_times_cpp", (DL_FUNC) &_kitchen_binned_times_cpp, 4},
     {"_kitchen_binned_crossprod_cpp", (DL_FUNC) &_kitchen_binned_crossprod_cpp, 5},
     {"_kitchen_binned_scores_cpp", (DL_FUNC) &_kitchen_binned_scores_cpp, 4},
-    {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 11},
+    {"_kitchen_binned_cg_workspace_cpp", (DL_FUNC) &_kitchen_binned_cg_workspace_cpp, 0},
+    {"_kitchen_binned_cg_workspace_free_cpp", (DL_FUNC) &_kitchen_binned_cg_workspace_free_cpp, 1},
+    {"_kitchen_binned_cg_cpp", (DL_FUNC) &_kitchen_binned_cg_cpp, 12},
     {"_kitchen_calibration_hessian_cpp", (DL_FUNC) &_kitchen_calibration_hessian_cpp, 5},
     {"_kitchen_logistic_bound_factor_cpp", (DL_FUNC) &_kitchen_logistic_bound_factor_cpp, 8},
     {"_kitchen_ridge_fold_solve_cpp", (DL_FUNC) &_kitchen_ridge_fold_solve_cpp, 9},

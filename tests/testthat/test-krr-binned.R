@@ -54,6 +54,24 @@ test_that("several right-hand sides in lockstep give each one's own solve, bit f
     expect_gt(length(unique(together$iterations)), 2)
     expect_identical(together$iterations[3], 0L)
   }
+  # one workspace through solves of other sizes and starts (a column with a
+  # zero right-hand side after one that left its vectors non-zero): the
+  # bits of solves on their own
+  workspace <- kitchen:::binned_cg_workspace_cpp()
+  for (j in list(1:4, 2, 4:1, c(3, 1), 1:4)) {
+    for (threads in 1:2) {
+      reused <- kitchen:::binned_cg_cpp(cols, rows, system$zbar, system$diagonal, b[, j, drop = FALSE],
+                                        start[, j, drop = FALSE], 0.1, value, 1e-9, 1000, threads,
+                                        workspace)
+      expect_identical(reused, kitchen:::binned_cg_cpp(cols, rows, system$zbar, system$diagonal,
+                                                       b[, j, drop = FALSE],
+                                                       start[, j, drop = FALSE], 0.1, value, 1e-9,
+                                                       1000, threads))
+    }
+  }
+  kitchen:::binned_cg_workspace_free_cpp(workspace)
+  # the right-hand sides of a matrix of responses in one pass: as one by one
+  expect_identical(system$rhs(y), b)
   # binned_solve() groups 9 or more columns: the same as one by one
   many <- cbind(y, y + 1, toy$y^2)
   grouped <- binned_solve(system, many, 0.1, matrix(0, map$n_features, 9), 1e-8, 1000)
@@ -100,6 +118,15 @@ test_that("the products Z v and Z'u equal the dense ones", {
     expect_equal(kitchen:::binned_times_cpp(cols, v, 1 / 3, threads), drop(z %*% v), tolerance = 1e-13)
     expect_equal(kitchen:::binned_crossprod_cpp(cols, u, map$n_features, 1 / 3, threads),
                  drop(crossprod(z, u)), tolerance = 1e-13)
+    # several columns in one pass: each column's bits as alone
+    columns <- unname(cbind(u, -2 * u, 0, rev(u)))
+    expect_identical(kitchen:::binned_crossprod_cpp(cols, columns, map$n_features, 1 / 3, threads),
+                     apply(columns, 2, function(column) {
+                       kitchen:::binned_crossprod_cpp(cols, column, map$n_features, 1 / 3, threads)
+                     }))
+    expect_identical(dim(kitchen:::binned_crossprod_cpp(cols, columns[, 1, drop = FALSE],
+                                                        map$n_features, 1 / 3, threads)),
+                     c(as.integer(map$n_features), 1L))
   }
 })
 

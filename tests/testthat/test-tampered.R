@@ -208,6 +208,8 @@ test_that("the binned product glue checks every column number, not only sizes", 
       tampered[7, 3] <- as.integer(bad)
       expect_match(kitchen:::binned_times_cpp(tampered, v, 0.1, threads), "column numbers")
       expect_match(kitchen:::binned_crossprod_cpp(tampered, u, n_col, 0.1, threads), "column numbers")
+      expect_match(kitchen:::binned_crossprod_cpp(tampered, cbind(u, u), n_col, 0.1, threads),
+                   "column numbers")
       expect_match(kitchen:::rbin_sparse_cpp(tampered, first, 0.1, threads), "range")
       expect_match(kitchen:::binned_cg_cpp(tampered, ones, zeros, zeros + 1, matrix(v),
                                            matrix(zeros), 1, 0.1, 1e-6, 5L, threads),
@@ -221,6 +223,14 @@ test_that("the binned product glue checks every column number, not only sizes", 
   # A v shorter than the columns used, a u of the wrong length, bad offsets.
   expect_match(kitchen:::binned_times_cpp(cols, v[1:5], 0.1, 1L), "column numbers")
   expect_match(kitchen:::binned_crossprod_cpp(cols, u[-1], n_col, 0.1, 1L), "one value per row")
+  expect_match(kitchen:::binned_crossprod_cpp(cols, cbind(u, u)[-1, ], n_col, 0.1, 1L),
+               "one value per row")
+  expect_match(kitchen:::binned_crossprod_cpp(cols, matrix(0, nrow(x), 0), n_col, 0.1, 1L),
+               "one value per row")
+  freed <- kitchen:::binned_cg_workspace_cpp()
+  kitchen:::binned_cg_workspace_free_cpp(freed)
+  expect_match(kitchen:::binned_cg_cpp(cols, ones, zeros, zeros + 1, matrix(v), matrix(zeros), 1,
+                                       0.1, 1e-6, 5L, 1L, freed), "freed")
   expect_match(kitchen:::binned_crossprod_cpp(cols, u, 5, 0.1, 1L), "column numbers")
   expect_match(kitchen:::binned_crossprod_cpp(cols, u, -1, 0.1, 1L), "count")
   expect_match(kitchen:::rbin_sparse_cpp(cols, first[-1], 0.1, 1L), "offset")
