@@ -259,7 +259,7 @@
 #' 128,000 training rows, [rbin()] maps take instead the geometric mean of
 #' the bandwidths of three searches on independent draws of the subsample
 #' and the proxy, with no pruning: one search lands far from one draw to
-#' the next; after the overall scale below, each of the 6 most relevant
+#' the next; after the overall scale below, each of the 12 most relevant
 #' groups of columns, most relevant first, then has its bandwidths halved,
 #' or else doubled, where that lowers the error on fold 1 of the binned fit
 #' (`fit$ard$group_steps`). One-hot columns
@@ -269,9 +269,9 @@
 #' wilderness and 40 soil columns) the test error with 5000 random Fourier
 #' features was then 8.70% (9.17% before, on another machine), and
 #' [rbin()]'s, with the mean of three searches, 2.23-2.47% over five draws
-#' of the map (2.16-2.88% with one search), and with the steps 2.05%,
-#' 2.08% and 2.32% (map seeds 1, 3 and 5, against 2.25%, 2.39% and
-#' 2.47%). A factor's
+#' of the map (2.16-2.88% with one search), and with the steps 2.02%,
+#' 2.14% and 2.03% (map seeds 1, 3 and 5, against 2.25%, 2.39% and
+#' 2.47%), each call in 13-14 minutes on 2 cores. A factor's
 #' treatment dummies (a formula fit's, whose base level is all zeros) keep
 #' one bandwidth each. Kept
 #' bandwidths are set in the map (its random draws kept, rescaled) and the

@@ -250,7 +250,9 @@ binned_system <- function(ops, rows, value) {
       ops$cg(rows, zbar, diagonal, b, start, lambda, tol, max_iter, workspace)
     },
     # Zc'W(y - ybar) for a response vector, or a matrix of them (one pass)
-    rhs = function(y) ops$cross(rows * (y - rep(colSums(as.matrix(y) * rows) / n_rows, each = NROW(y)))))
+    rhs = function(y) {
+      ops$cross(rows * (y - rep(colSums(as.matrix(y) * rows) / n_rows, each = NROW(y))))
+    })
 }
 
 # Fitted values of every row (the held-out ones too) for coefficients w:

@@ -165,19 +165,21 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
 # Used where the search is averaged (ard_search_count(), R/ard.R): a step
 # costs a screen on all rows, and fold 1 of smaller data holds too few
 # rows to tell steps apart. Only the `max_groups` most relevant groups are
-# stepped (the least relevant matter least), and each step's path is a
-# window around the best's lambda (screen()): on CoverType all 12 groups
-# and full paths took 18 screens of about 60 s each and the whole call
-# 25.5 minutes (1.89%), the 6 most relevant groups with windows 8 screens
-# and 13.1 minutes (2.05%; seed 1, alone on the machine; the target is
-# 15 minutes; seeds 3 and 5: 2.08% and 2.32%, against 2.39% and 2.47%
-# without steps). With the threaded CG (binned_cg.hpp), 11.1 minutes for
-# seed 1 and 14.5-14.9 for seed 5. All 12 groups with windows (and the
-# faster proxy search of af4c332): 2.02% and 2.03% on seeds 1 and 5, but
-# 16.9 and 17.4 minutes, over the target: 6 stays the default.
+# stepped (the least relevant matter least: wide data would take two
+# screens a column), and each step's path is a window around the best's
+# lambda (screen()): on CoverType all 12 groups and full paths took 18
+# screens of about 60 s each and the whole call 25.5 minutes (1.89%; seed
+# 1, alone on the machine; the target is 15 minutes). The 6 most relevant
+# groups with windows: 2.05%, 2.08% and 2.32% on seeds 1, 3 and 5 (2.25%,
+# 2.39% and 2.47% without steps). All 12 with windows: 2.02% and 2.03% on
+# seeds 1 and 5, in 16.9 and 17.4 minutes; once the CV path kept its
+# right-hand sides and the solver's memory between lambdas
+# (binned_cv_path()), 14.0 minutes each, and 2.14% in 12.9 on seed 3: the
+# worst seed of three at 2.14% instead of 2.32%, so 12 (all of CoverType's)
+# is the default.
 # Returns the candidates with the steps' appended (each naming its start)
 # and a log of the steps.
-group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_groups = 6) {
+group_steps <- function(screened, groups, screen, factors = c(1 / 2, 2), max_groups = 12) {
   scores <- vapply(screened, `[[`, 0, "score")
   from <- screened[[best_candidate(scores)]]
   sigma <- from$map$kernel$sigma

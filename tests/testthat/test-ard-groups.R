@@ -207,10 +207,10 @@ test_that("group steps halve or double one group's bandwidths while fold 1's err
   expect_length(steps$screened, 7)
   expect_identical(steps$screened[[7]]$map$kernel$sigma, target)
   expect_true(all(vapply(steps$screened, `[[`, 0L, "start") == 1L))
-  # Wide data: the 6 most relevant of 15 groups, narrowest first.
+  # Wide data: the 12 most relevant of 15 groups, narrowest first.
   flat <- function(s) list(map = list(kernel = list(sigma = s)), score = 1)
   wide <- kitchen:::group_steps(list(c(flat(2^c(20, 1:14)), list(start = 1L))), 1:15, flat)
-  expect_identical(wide$log$group, rep(2:7, each = 2))
+  expect_identical(wide$log$group, rep(2:13, each = 2))
 })
 
 test_that("the binned screen steps group bandwidths, reusing fold 1 where no row changes bin", {
