@@ -330,11 +330,23 @@ test_that("the held-out check scores fresh rows when there are enough, else cros
   expected <- mean((z(held_out$x) %*% beta + mean_y - held_out$y)^2) / stats::var(held_out$y[, 1])
   expect_equal(kitchen:::held_out_error(theta, train, held_out, w0, kitchen:::backend_settings(1L)),
                expected, tolerance = 1e-10)
-  # No fresh rows: two parts, each searched and scored on the other; the
-  # bandwidths are then still to be learned on all rows.
-  crossed <- kitchen:::ard_check(data, NULL, kernel, w0, kitchen:::backend_settings(1L))
+  # No fresh rows: five parts, each scoring a search on the other four (every
+  # row scored once); the bandwidths kept are the geometric mean of the five.
+  backend <- kitchen:::backend_settings(1L)
+  set.seed(21)
+  crossed <- kitchen:::ard_check(data, NULL, kernel, w0, backend)
   expect_true(crossed$kept)
-  expect_null(crossed$search)
+  expect_length(crossed$gain, n)
+  set.seed(21)
+  part <- sample(rep(1:5, length.out = n))
+  log_sigmas <- vapply(1:5, function(i) {
+    search <- kitchen:::ard_search(kitchen:::ard_rows(data, part != i), kernel, w0,
+                                   kitchen:::ard_settings$max_iter, backend, 1:3)
+    kitchen:::ard_rows(data, part == i)  # (the check's draw of the held-out part's halves)
+    log(search$sigma)
+  }, numeric(3))
+  expect_equal(crossed$search$sigma, exp(rowMeans(log_sigmas)), tolerance = 1e-12)
+  expect_gt(max(apply(log_sigmas, 1, sd)), 0)  # five searches, not one
 })
 
 test_that("columns that do not help on fresh rows are left out, relevant ones kept", {
