@@ -13,10 +13,9 @@
 suppressMessages(source(file.path("bench", "defaults.R")))
 features <- Sys.getenv("KITCHEN_BENCH_MAP", "rff")
 D <- as.numeric(Sys.getenv("KITCHEN_BENCH_D", "300"))
-small <- c("iris", "mtcars", "BostonHousing", "Sonar", "Pima", "Ionosphere", "ames", "concrete",
-           "wine red", "wine white", "Parkinsons")
-if (length(only_sets)) small <- intersect(small, only_sets)
-sets <- Filter(function(set) set$name %in% small, load_datasets())
+sets <- Filter(function(set) {
+  length(set$train) < 5000 && (!length(only_sets) || set$name %in% only_sets)
+}, load_datasets())
 cat(sprintf("kitchen %s from %s; %s D = %d; %s\n", utils::packageVersion("kitchen"),
             find.package("kitchen"), features, D, extSoftVersion()[["BLAS"]]))
 rows <- list()
