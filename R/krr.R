@@ -297,7 +297,8 @@
 #' bandwidth on the screen's held-out rows by more than one standard error
 #' of the paired difference, as on the proxy: a binned fit can lose what
 #' the proxy gained (on Pima, 0.245 test error against 0.224). Otherwise,
-#' and when they were dropped, the fit is the one without `sigma = "ard"`;
+#' and when they were dropped, the fit is the one without `sigma = "ard"`
+#' (from 2000 rows, with its own screen of the overall scale);
 #' `summary()` shows both errors and `sigma_path` marks the map's own
 #' bandwidth (`per_column` FALSE). For chunked data, the subsample is read
 #' from the first chunks.
@@ -598,10 +599,11 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                                            backend))  # R/default_bandwidth.R
   }
   binned <- inherits(map, "kitchen_rbin")
-  if (binned_search_by_default(sigma, features, map, ..., loss = loss, lambda = lambda) &&
-      nrow(weighted$x) >= binned_search_rows) {
-    sigma <- "auto"  # R/krr_binned_search.R
-  }
+  # (with "ard": whether the fit without it would search, for a fallback to that fit)
+  searched_by_default <- nrow(weighted$x) >= binned_search_rows &&
+    binned_search_by_default(if (identical(sigma, "ard")) NULL else sigma, features, map, ...,
+                             loss = loss, lambda = lambda)  # R/krr_binned_search.R
+  if (searched_by_default && is.null(sigma)) sigma <- "auto"
   tol <- tol %||% default_tol(binned && loss == "squared" && solver == "direct")  # R/krr_binned.R
   isotropic <- NULL
   if (identical(sigma, "ard")) {
@@ -609,12 +611,13 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
     ard <- with_stream_restored(with_seed(derived_seed(fit_seed),
                                           ard_map(map, weighted$x, weighted$y, weighted$w,
                                                   backend)))  # R/ard.R
-    sigma <- NULL
+    # Dropped per-column bandwidths leave the fit as it is without "ard".
+    sigma <- if (searched_by_default && !isTRUE(ard$report$kept)) "auto" else NULL
     # Binning: the dense proxy learns how the columns' bandwidths compare,
     # not the pitch scale that binning on all rows fits best (far narrower
     # bins: R/krr_binned_search.R), which is then screened as for "auto",
-    # against the map with its one bandwidth. Dropped per-column
-    # bandwidths leave the fit as it is without "ard".
+    # against the map with its one bandwidth (and if that wins, the fit
+    # without "ard").
     if (binned && isTRUE(ard$report$kept) && loss == "squared" &&
         !(is.numeric(lambda) && length(lambda) == 1)) {
       isotropic <- map
@@ -678,7 +681,8 @@ krr_fit.default <- function(x, y, features = "rff", lambda = "cv", sigma = NULL,
                                       classify = response$type == "class",
                                       baseline = isotropic,
                                       starts = if (!is.null(isotropic)) binned_ard_starts(ard),
-                                      groups = if (!is.null(isotropic)) binned_ard_groups(ard))  # R/krr_binned_search.R
+                                      groups = if (!is.null(isotropic)) binned_ard_groups(ard),
+                                      baseline_auto = searched_by_default)  # R/krr_binned_search.R
   } else {
     search <- with_memory_hint(krr_bandwidth_search(map, sigmas, lambda, function(candidate) {
       if (dual) return(dual_statistics(candidate, x, response$y, backend, folds, weights))

@@ -71,14 +71,15 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
     # As in memory (R/krr.R), the proxy search on the first chunks' rows.
     ard <- with_stream_restored(with_seed(derived_seed(seed),
                                           ard_map_chunked(map, data, backend, call = call)))  # R/ard.R
-    sigma <- NULL
+    sigma <- NULL  # dropped: as without "ard" (searched by default below)
     if (isTRUE(ard$report$kept)) {
       if (!logistic && by_cv) isotropic <- map
       map <- bins$rebin(ard$map, ard$map$kernel$sigma)  # its bins: from every chunk
     }
   }
   # as in memory (R/krr.R), once the rows are counted
-  if (search_by_default && sum(weights > 0) >= binned_search_rows) sigma <- "auto"
+  searched_by_default <- search_by_default && sum(weights > 0) >= binned_search_rows
+  if (searched_by_default && !isTRUE(ard$report$kept)) sigma <- "auto"
   note_sigma_candidates(sigma, map$d)  # R/krr.R
   sigmas <- if (identical(sigma, "auto") || !is.null(isotropic)) "auto" else
     candidates %||% bandwidth_candidates(sigma, map, lambda, call = call)  # "ard": its map's
@@ -91,7 +92,8 @@ binned_chunked_fit <- function(data, map, lambda, sigma, n_folds, tol, max_iter,
                             backend, verbose, if (has_weights) weights,
                             classify = identical(response$type, "class"),
                             baseline = isotropic,
-                            starts = if (!is.null(isotropic)) binned_ard_starts(ard))  # R/krr_binned_search.R
+                            starts = if (!is.null(isotropic)) binned_ard_starts(ard),
+                            baseline_auto = searched_by_default)  # R/krr_binned_search.R
   }
   rm(bins)
   search$read <- search$read + read

@@ -24,11 +24,14 @@
 # binned fit can lose what the proxy gained (Pima: fold-1 error 0.216
 # against 0.233 for the map's own, 2 of 116 rows; test error 0.245 against
 # 0.224, bench/results/ard.md). Otherwise the
-# fit is the one without per-column bandwidths, to the bit; `baseline_kept`
-# says which, `baseline_check` holds both fold-1 errors.
+# fit is the one without per-column bandwidths, to the bit: the baseline
+# map as it is, or with `baseline_auto` (where the fit without "ard"
+# searches the scale: binned_search_by_default()) the search with "auto"
+# from it; `baseline_kept` says which, `baseline_check` holds both fold-1
+# errors.
 binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, max_iter, backend,
                                     verbose, weights, classify = FALSE, baseline = NULL,
-                                    starts = NULL, groups = NULL) {
+                                    starts = NULL, groups = NULL, baseline_auto = FALSE) {
   read <- 0
   timed <- function(code) {
     began <- proc.time()[["elapsed"]]
@@ -119,6 +122,15 @@ binned_bandwidth_search <- function(map, bins, y, sigmas, lambda, folds, tol, ma
   }
   check <- if (!is.null(baseline)) baseline_check(baseline_path, kept$path)
   start <- NULL  # which of `starts` the chosen bandwidth came from
+  if (!is.null(check) && !check$beaten && baseline_auto) {
+    # The fit without "ard" searches the baseline's scale: that fit, to the bit.
+    fallback <- binned_bandwidth_search(baseline, bins, y, "auto", lambda, folds, tol, max_iter,
+                                        backend, verbose, weights, classify)
+    fallback$read <- fallback$read + read
+    fallback$baseline_kept <- TRUE
+    fallback$baseline_check <- check$errors
+    return(fallback)
+  }
   if (!is.null(check) && !check$beaten) {
     chosen <- baseline
     solution <- ridge(baseline)

@@ -50,7 +50,9 @@ krr_fit.kitchen_chunked <- function(x, features = "rff", lambda = "cv", sigma = 
   if (binned) {
     check_positive(tol)
     check_count(max_iter)
-    search <- binned_search_by_default(sigma, features, map, ..., loss = loss, lambda = lambda)
+    # (with "ard": whether the fit without it searches, for a fallback to that fit)
+    search <- binned_search_by_default(if (identical(sigma, "ard")) NULL else sigma, features, map,
+                                       ..., loss = loss, lambda = lambda)
     return(binned_chunked_fit(x, map, lambda, sigma, n_folds, tol, max_iter, backend, verbose,
                               engine, call, loss, fit_seed, search))  # R/krr_binned_chunked.R
   }

@@ -458,6 +458,36 @@ test_that("rbin learns per-column scales on the dense proxy, then screens their 
                class = "kitchen_error_argument")
 })
 
+test_that("rbin with sigma = \"ard\" dropped is the default fit, which searches the scale from 2000 rows", {
+  # y from all columns alike: one bandwidth is right, and the check drops
+  # the per-column ones. The default fit on 2000 rows or more screens the
+  # overall scale (R/krr_binned_search.R); dropping "ard" must give that
+  # fit, not the map at its median-distance bandwidth.
+  set.seed(31)
+  n <- 2100
+  x <- matrix(runif(n * 3), n, 3, dimnames = list(NULL, paste0("v", 1:3)))
+  y <- sin(2 * rowSums(x)) + rnorm(n, sd = 0.3)
+  fit <- function(...) krr_fit(x, y, "rbin", n_grids = 20, seed = 1, n_threads = 1, verbose = FALSE, ...)
+  ard <- fit(sigma = "ard")
+  default <- fit()
+  expect_false(ard$ard$kept)
+  expect_gt(nrow(default$sigma_path), 1)
+  expect_identical(ard$sigma_path, default$sigma_path)
+  expect_identical(ard$map$kernel$sigma, default$map$kernel$sigma)
+  expect_identical(coef(ard), coef(default))
+  # The same from chunks (a fold a chunk).
+  part <- rep(1:5, each = n / 5)
+  chunks <- chunked(lapply(1:5, function(i) list(x = x[part == i, ], y = y[part == i])))
+  from_chunks <- function(...) {
+    krr_fit(chunks, "rbin", n_grids = 20, seed = 1, n_threads = 1, verbose = FALSE,
+            parallel = "none", ...)
+  }
+  ard_chunks <- from_chunks(sigma = "ard")
+  expect_false(ard_chunks$ard$kept)
+  expect_identical(ard_chunks$sigma_path, from_chunks()$sigma_path)
+  expect_gt(nrow(ard_chunks$sigma_path), 1)
+})
+
 test_that("rbin's per-column bandwidths must beat the map's one bandwidth on the binned fit's fold 1", {
   # The rule: one standard error of the paired difference of fold 1's losses.
   path <- function(losses) {
@@ -484,9 +514,9 @@ test_that("rbin's per-column bandwidths must beat the map's one bandwidth on the
   ignoring <- kitchen:::with_bandwidths(iso, c(1e3, 1, 1) * iso$kernel$sigma, x, backend)
   folds <- kitchen:::krr_folds(NULL, n, 5)
   xs <- kitchen:::map_input(iso, x, checked = TRUE)
-  search <- function(map) {
+  search <- function(map, baseline = iso, ...) {
     kitchen:::binned_bandwidth_search(map, kitchen:::memory_bins(xs, backend), y, "auto", "auto",
-                                      folds, 1e-5, 500L, backend, FALSE, NULL, baseline = iso)
+                                      folds, 1e-5, 500L, backend, FALSE, NULL, baseline = baseline, ...)
   }
   lost <- search(ignoring)
   expect_true(lost$baseline_kept)
@@ -495,6 +525,16 @@ test_that("rbin's per-column bandwidths must beat the map's one bandwidth on the
   alone <- kitchen:::binned_ridge(iso, xs, y, "auto", folds, 1e-5, 500L, backend, FALSE)
   expect_identical(lost$solution$coefficients, alone$coefficients)
   expect_identical(lost$solution$lambda, alone$lambda)
+  # Where the fit without "ard" searches the scale (baseline_auto), the
+  # fallback is that search, to the bit.
+  searched <- search(ignoring, baseline_auto = TRUE)
+  expect_true(searched$baseline_kept)
+  expect_identical(searched$baseline_check, lost$baseline_check)
+  default <- search(iso, baseline = NULL)
+  expect_identical(searched$map, default$map)
+  expect_identical(searched$solution$coefficients, default$solution$coefficients)
+  expect_identical(searched$sigma_path, default$sigma_path)
+  expect_gt(nrow(default$sigma_path), 1)  # several scales screened, not the map's alone
   # The screened bandwidths are listed with the map's own, marked.
   expect_identical(sum(!lost$sigma_path$per_column), 1L)
   expect_equal(lost$sigma_path$sigma[!lost$sigma_path$per_column], iso$kernel$sigma)
