@@ -69,5 +69,8 @@ write_result(c(
   sprintf("Lambda %.3g (5-fold CV). Peak resident memory: %s.", fit$lambda, sub("^VmHWM:\\s*", "", peak)),
   if (which_map == "rbin") sprintf("Occupied bins: %d; solver: %s.", fit$map$n_features, format(fit$solver)[1]),
   sprintf("Most relevant columns: %s.",
-          paste(names(utils::head(sort(relevance(fit), decreasing = TRUE), 8)), collapse = ", "))),
+          paste(names(utils::head(sort(relevance(fit), decreasing = TRUE), 8)), collapse = ", ")),
+  # every column's relevance, for the choosing-a-map vignette's CoverType chart
+  sprintf("Relevance (1 / bandwidth) of every column: %s.",
+          paste(sprintf("%s %.4g", names(relevance(fit)), relevance(fit)), collapse = ", "))),
   if (which_map == "rff") "ard-covtype.md" else "ard-covtype-rbin.md")
