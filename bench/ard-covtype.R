@@ -35,6 +35,7 @@ seconds <- proc.time()[["elapsed"]] - started
 error <- misclassified(predict(fit, covtype$x[covtype$test, ], type = "class", n_threads = 2),
                        covtype$y[covtype$test])
 peak <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)
+fit_relevance <- relevance(fit)
 target <- if (which_map == "rff") 9.3 else 2.1
 label <- if (which_map == "rff") "rff D = 5000" else "rbin P = 50"
 write_result(c(
@@ -69,8 +70,8 @@ write_result(c(
   sprintf("Lambda %.3g (5-fold CV). Peak resident memory: %s.", fit$lambda, sub("^VmHWM:\\s*", "", peak)),
   if (which_map == "rbin") sprintf("Occupied bins: %d; solver: %s.", fit$map$n_features, format(fit$solver)[1]),
   sprintf("Most relevant columns: %s.",
-          paste(names(utils::head(sort(relevance(fit), decreasing = TRUE), 8)), collapse = ", ")),
+          paste(names(utils::head(sort(fit_relevance, decreasing = TRUE), 8)), collapse = ", ")),
   # every column's relevance, for the choosing-a-map vignette's CoverType chart
   sprintf("Relevance (1 / bandwidth) of every column: %s.",
-          paste(sprintf("%s %.4g", names(relevance(fit)), relevance(fit)), collapse = ", "))),
+          paste(sprintf("%s %.4g", names(fit_relevance), fit_relevance), collapse = ", "))),
   if (which_map == "rff") "ard-covtype.md" else "ard-covtype-rbin.md")
